@@ -1,0 +1,119 @@
+"""Cards as small ints, their notation (R3), values (R2) and hand bitmasks.
+
+A card is an int: ``suit * 13 + rank - 1`` for the 52 natural cards (suits C D H S, ranks
+A=1 .. K=13), then 52 for the red joker and 53 for the black joker. A hand may be a bitmask
+with bit ``card`` set for each card it holds.
+
+>>> card_name(parse_card("10h"))
+'TH'
+>>> [card_name(c) for c in parse_cards("AS Q♥ rj")]
+['AS', 'QH', 'RJ']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .errors import CardError
+
+Card = int
+
+SUITS = "CDHS"
+RANKS = "A23456789TJQK"
+RED_JOKER: Card = 52
+BLACK_JOKER: Card = 53
+JOKERS: tuple[Card, ...] = (RED_JOKER, BLACK_JOKER)
+NUM_CARDS = 54
+
+_SUIT_SYMBOLS = {"♣": "C", "♧": "C", "♦": "D", "♢": "D", "♥": "H", "♡": "H", "♠": "S", "♤": "S"}
+
+
+def make_card(rank: int, suit: int) -> Card:
+    """The natural card of ``rank`` (1..13) and ``suit`` (0..3, in the order C D H S)."""
+    return suit * 13 + rank - 1
+
+
+#: Rank of each card, 1..13; 0 for a joker.
+RANK: tuple[int, ...] = tuple([c % 13 + 1 for c in range(52)] + [0, 0])
+#: Suit of each card, 0..3; -1 for a joker.
+SUIT: tuple[int, ...] = tuple([c // 13 for c in range(52)] + [-1, -1])
+#: Point value of each card (R2): joker 0, ace 1, 2..10 face value, J Q K 10.
+VALUE: tuple[int, ...] = tuple([min(c % 13 + 1, 10) for c in range(52)] + [0, 0])
+#: Canonical name of each card (R3).
+NAMES: tuple[str, ...] = tuple(
+    [RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["RJ", "BJ"]
+)
+_BY_NAME: dict[str, Card] = {name: c for c, name in enumerate(NAMES)}
+
+
+def is_joker(card: Card) -> bool:
+    """Whether ``card`` is a joker."""
+    return card >= 52
+
+
+def card_name(card: Card) -> str:
+    """The canonical notation of ``card``: ``7H``, ``TS``, ``RJ``."""
+    if not 0 <= card < NUM_CARDS:
+        raise CardError(f"not a card: {card!r}")
+    return NAMES[card]
+
+
+def parse_card(text: str) -> Card:
+    """Parse one card: ``7H``, ``10h``, ``T♥``, ``rj``; raises CardError naming the text."""
+    raw = text.strip()
+    s = raw.upper()
+    if s[-1:] in _SUIT_SYMBOLS:
+        s = s[:-1] + _SUIT_SYMBOLS[s[-1]]
+    if s.startswith("10"):
+        s = "T" + s[2:]
+    card = _BY_NAME.get(s)
+    if card is None:
+        raise CardError(
+            f"unknown card {raw!r}: expected a rank of {RANKS} (or 10) then a suit of {SUITS} "
+            "(or a suit symbol), or RJ / BJ for a joker"
+        )
+    return card
+
+
+def parse_cards(text: str | Iterable[str]) -> list[Card]:
+    """Parse cards separated by spaces or commas, or an iterable of card texts."""
+    parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [parse_card(p) for p in parts]
+
+
+def cards_text(cards: Iterable[Card]) -> str:
+    """Cards in canonical notation, separated by spaces."""
+    return " ".join(NAMES[c] for c in cards)
+
+
+def deck(jokers: int = 2) -> list[Card]:
+    """The full deck of the rules (R1): 52 naturals and ``jokers`` jokers (0..2)."""
+    return list(range(52)) + list(JOKERS[:jokers])
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The bitmask of ``cards``."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[Card]:
+    """The cards of a bitmask, in ascending card order."""
+    out: list[Card] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def hand_value(cards: Iterable[Card]) -> int:
+    """The sum of the cards' values (R2)."""
+    return sum(VALUE[c] for c in cards)
+
+
+def sort_key(card: Card) -> tuple[int, int]:
+    """Order for showing a hand: by rank (jokers first), then suit."""
+    return (RANK[card], SUIT[card])

@@ -1,0 +1,201 @@
+"""What may be discarded (R8, R9), what may be drawn from a discard (R10), and slaps (R22).
+
+Discards are classified as a single card, a set or a run. The legal discards of a hand are
+computed once per distinct hand and rule variant and then served from a table, so that listing
+them in a game's hot loop is a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations, permutations
+
+from .cards import RANK, SUIT, Card, cards_of
+from .moves import Discard
+from .rules import RuleSet
+
+SINGLE, SET, RUN = 0, 1, 2
+#: Not a legal discard (or, for an old pile group, one that lost a card).
+BROKEN = -1
+
+
+def classify(cards: tuple[Card, ...], rules: RuleSet) -> int:
+    """SINGLE, SET or RUN for a legal discard in this laid order; BROKEN otherwise.
+
+    A group that reads both as a set and as a run (one natural card and jokers, with
+    ``jokers_in_sets``) is a set.
+    """
+    n = len(cards)
+    if n == 1:
+        return SINGLE
+    naturals = [c for c in cards if c < 52]
+    if not naturals:
+        return BROKEN
+    rank = RANK[naturals[0]]
+    if all(RANK[c] == rank for c in naturals) and (
+        len(naturals) == n or rules.jokers_in_sets
+    ):
+        return SET
+    if n < 3 or (rules.joker_in_run == "never" and len(naturals) != n):
+        return BROKEN
+    suit = SUIT[naturals[0]]
+    first = next(i for i, c in enumerate(cards) if c < 52)
+    low = RANK[cards[first]] - first
+    if low < 1 or low + n - 1 > 13:
+        return BROKEN
+    for i, c in enumerate(cards):
+        if c < 52 and (SUIT[c] != suit or RANK[c] != low + i):
+            return BROKEN
+    if rules.joker_in_run == "gaps_only" and (cards[0] >= 52 or cards[-1] >= 52):
+        return BROKEN
+    return RUN
+
+
+def run_low(cards: tuple[Card, ...]) -> int:
+    """The rank of a run's first position (a joker there stands for this rank)."""
+    for i, c in enumerate(cards):
+        if c < 52:
+            return RANK[c] - i
+    raise ValueError("a run needs a natural card")
+
+
+def pickable(group: tuple[Card, ...], kind: int, pickup: str) -> tuple[Card, ...]:
+    """The cards of the previous discard that may be drawn under option ``pickup`` (R10)."""
+    if len(group) == 1:
+        return group
+    if kind == BROKEN:
+        return (group[0], group[-1])
+    if pickup == "ends" or (pickup == "run_ends_set_any" and kind == RUN):
+        return (group[0], group[-1])
+    if kind == SET:
+        return group
+    if pickup == "run_top_set_any":
+        return (group[-1],)
+    # pickup == "any": a joker inside a run can never be taken.
+    inner = tuple(c for c in group[1:-1] if c < 52)
+    return (group[0], *inner, group[-1])
+
+
+def slap_position(
+    group: tuple[Card, ...], kind: int, card: Card, mode: str
+) -> int:
+    """Where ``card`` may be slapped onto ``group``: 1 at the end, -1 at the start, 0 not at all."""
+    if mode == "off" or card >= 52 or kind == BROKEN:
+        return 0
+    if kind != RUN:
+        natural = next((c for c in group if c < 52), None)
+        return 1 if natural is not None and RANK[natural] == RANK[card] else 0
+    if mode != "rank_or_run":
+        return 0
+    suit = next(SUIT[c] for c in group if c < 52)
+    if SUIT[card] != suit:
+        return 0
+    low = run_low(group)
+    if RANK[card] == low + len(group):
+        return 1
+    if RANK[card] == low - 1:
+        return -1
+    return 0
+
+
+def canonical(cards: tuple[Card, ...], kind: int, rules: RuleSet) -> tuple[Card, ...]:
+    """The one laid order that ``legal_discards`` lists for discards with the same outcome.
+
+    Only a set's order is free, and it matters only through the cards at its ends, which
+    pickup ``ends`` makes drawable, and through its last card, after which a slap is laid.
+    """
+    if kind != SET:
+        return cards
+    if rules.pickup != "ends":
+        return tuple(sorted(cards))
+    first, last = cards[0], cards[-1]
+    if rules.slapdown == "off" and first > last:
+        first, last = last, first
+    if len(cards) == 2:
+        return (first, last)
+    return (first, *sorted(cards[1:-1]), last)
+
+
+_TABLES: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+_TABLE_LIMIT = 2_000_000
+
+
+def legal_discards(hand: int, rules: RuleSet) -> tuple[Discard, ...]:
+    """Every legal discard of the hand (a bitmask), one per distinct outcome, in canonical order."""
+    order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
+    key = (rules.jokers_in_sets, rules.joker_in_run, order)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = {}
+    found = table.get(hand)
+    if found is None:
+        if len(table) >= _TABLE_LIMIT:
+            table.clear()
+        found = table[hand] = tuple(
+            Discard(cards) for cards in _generate(hand, rules.jokers_in_sets,
+                                                  rules.joker_in_run, order)
+        )
+    return found
+
+
+def _generate(hand: int, jokers_in_sets: bool, joker_in_run: str, order: int) -> Iterator[
+    tuple[Card, ...]
+]:
+    cards = cards_of(hand)
+    jokers = [c for c in cards if c >= 52]
+    for c in cards:
+        yield (c,)
+    by_rank: dict[int, list[Card]] = {}
+    by_suit: dict[int, list[Card]] = {}
+    for c in cards:
+        if c < 52:
+            by_rank.setdefault(RANK[c], []).append(c)
+            by_suit.setdefault(SUIT[c], []).append(c)
+    set_jokers = jokers if jokers_in_sets else []
+    for naturals in by_rank.values():
+        pool = naturals + set_jokers
+        for size in range(2, len(pool) + 1):
+            for chosen in combinations(pool, size):
+                if chosen[0] < 52:  # at least one natural: naturals come first in the pool
+                    yield from _set_orders(chosen, order)
+    run_jokers = [] if joker_in_run == "never" else jokers
+    # With jokers in sets, one natural card and jokers read as a set, never as a run.
+    fewest = 2 if jokers_in_sets else 1
+    for suited in by_suit.values():
+        yield from _runs(suited, run_jokers, joker_in_run == "anywhere", fewest)
+
+
+def _set_orders(chosen: tuple[Card, ...], order: int) -> Iterator[tuple[Card, ...]]:
+    if order == 0 or (order == 1 and len(chosen) == 2):
+        yield chosen
+        return
+    for first, last in permutations(chosen, 2):
+        if order == 1 and first > last:
+            continue
+        yield (first, *(c for c in chosen if c != first and c != last), last)
+
+
+def _runs(
+    suited: list[Card], jokers: list[Card], ends_allowed: bool, fewest: int
+) -> Iterator[tuple[Card, ...]]:
+    suited = sorted(suited, key=RANK.__getitem__)
+    joker_sets = [js for k in range(len(jokers) + 1) for js in combinations(jokers, k)]
+    for k in range(fewest, len(suited) + 1):
+        for naturals in combinations(suited, k):
+            lo, hi = RANK[naturals[0]], RANK[naturals[-1]]
+            gaps = hi - lo + 1 - k
+            for js in joker_sets:
+                extra = len(js) - gaps
+                if extra < 0 or (extra and not ends_allowed) or hi - lo + 1 + extra < 3:
+                    continue
+                for below in range(extra + 1):
+                    start, end = lo - below, hi + extra - below
+                    if start < 1 or end > 13:
+                        continue
+                    by_rank = {RANK[c]: c for c in naturals}
+                    holes = [r for r in range(start, end + 1) if r not in by_rank]
+                    for filling in permutations(js):
+                        placed = dict(by_rank)
+                        placed.update(zip(holes, filling, strict=True))
+                        yield tuple(placed[r] for r in range(start, end + 1))
+

@@ -1,0 +1,210 @@
+"""The rule set: every option of RULES.md, the presets, and validation.
+
+>>> RuleSet.preset("hebrew", yaniv_threshold=5).yaniv_threshold
+5
+>>> RuleSet.preset("standard", pickup="sideways")
+Traceback (most recent call last):
+...
+yaniv.errors.RuleError: bad value for option 'pickup': 'sideways'; allowed: 'ends', 'run_top_set_any', 'run_ends_set_any', 'any'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import RuleError
+
+#: The allowed values of each option whose value is a word.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "next_starter": ("winner", "caller"),
+    "joker_in_run": ("anywhere", "gaps_only", "never"),
+    "pickup": ("ends", "run_top_set_any", "run_ends_set_any", "any"),
+    "assaf_scoring": ("standard", "caller_only"),
+    "bonus": ("halve", "subtract", "none"),
+    "end_mode": ("elimination", "first_over"),
+    "slapdown": ("off", "rank", "rank_or_run"),
+}
+
+#: Inclusive bounds of each integer option.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "jokers": (0, 2),
+    "hand_size": (1, 10),
+    "yaniv_threshold": (0, 500),
+    "assaf_penalty": (0, 1000),
+    "score_limit": (1, 100_000),
+    "bonus_step": (1, 100_000),
+    "bonus_amount": (1, 100_000),
+}
+
+#: One line per option, for help texts and `yaniv rules`.
+DESCRIPTIONS: dict[str, str] = {
+    "jokers": "jokers in the deck (R1)",
+    "hand_size": "cards dealt to each player (R4)",
+    "next_starter": "who starts the next round: the round's winner or the Yaniv caller (R6)",
+    "draw_first": "draw before discarding; the drawn card may join the discard (R21)",
+    "jokers_in_sets": "jokers may join a set of equal ranks (R8)",
+    "joker_in_run": "where a joker may stand in a run (R8)",
+    "pickup": "which cards of the previous discard may be drawn (R10)",
+    "yaniv_threshold": "highest hand value at which Yaniv may be called (R13)",
+    "assaf_penalty": "points added to the caller's hand value in an Assaf (R14)",
+    "assaf_scoring": "in an Assaf, everyone scores (standard) or only the caller (R14)",
+    "yaniv_above_threshold": "Yaniv may be called above the threshold: a deliberate Assaf (R15)",
+    "bonus": "what landing on a bonus score does: halve, subtract or none (R18)",
+    "bonus_targets": "scores that are halved when landed on exactly (bonus=halve)",
+    "bonus_step": "multiples of this score earn the bonus (bonus=subtract)",
+    "bonus_amount": "points subtracted at a multiple of bonus_step (bonus=subtract)",
+    "end_mode": "over score_limit a player is out (elimination) or the game ends (first_over)",
+    "score_limit": "the score a player must pass to be out or to end the game (R19, R20)",
+    "slapdown": "slap down a matching card drawn from the stock (R22)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every rule option of RULES.md; the defaults are the standard game."""
+
+    jokers: int = 2
+    hand_size: int = 5
+    next_starter: str = "winner"
+    draw_first: bool = False
+    jokers_in_sets: bool = False
+    joker_in_run: str = "anywhere"
+    pickup: str = "ends"
+    yaniv_threshold: int = 7
+    assaf_penalty: int = 30
+    assaf_scoring: str = "standard"
+    yaniv_above_threshold: bool = False
+    bonus: str = "halve"
+    bonus_targets: tuple[int, ...] = field(default=(100, 200))
+    bonus_step: int = 50
+    bonus_amount: int = 50
+    end_mode: str = "elimination"
+    score_limit: int = 200
+    slapdown: str = "off"
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check(f.name, getattr(self, f.name))
+        if self.bonus == "subtract" and self.bonus_amount > self.bonus_step:
+            raise RuleError(
+                f"bad value for option 'bonus_amount': {self.bonus_amount} is more than "
+                f"bonus_step {self.bonus_step}, so a bonus could make a score negative"
+            )
+
+    @classmethod
+    def preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
+        """The named preset with ``overrides`` set on top of it."""
+        if name not in PRESETS:
+            raise RuleError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+        return PRESETS[name].replace(**overrides)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """A rule set from ``{"preset": NAME, OPTION: VALUE, ...}`` (preset default standard)."""
+        options = dict(data)
+        name = options.pop("preset", "standard")
+        if not isinstance(name, str):
+            raise RuleError(f"bad preset {name!r}: expected a preset name")
+        return cls.preset(name, **options)
+
+    def replace(self, **overrides: Any) -> RuleSet:
+        """A copy with ``overrides`` set; unknown options raise RuleError."""
+        for key in overrides:
+            if key not in OPTION_NAMES:
+                raise RuleError(f"unknown option {key!r}; options: {', '.join(OPTION_NAMES)}")
+        if "bonus_targets" in overrides and isinstance(overrides["bonus_targets"], list):
+            overrides["bonus_targets"] = tuple(overrides["bonus_targets"])
+        return dataclasses.replace(self, **overrides)
+
+    def with_options(self, options: Mapping[str, str]) -> RuleSet:
+        """A copy with options given as text (``{"yaniv_threshold": "5"}``), as on a command line."""
+        return self.replace(**{k: parse_option(k, v) for k, v in options.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option as a JSON-ready dict."""
+        out = dataclasses.asdict(self)
+        out["bonus_targets"] = list(self.bonus_targets)
+        return out
+
+    def differences(self, other: RuleSet | None = None) -> dict[str, Any]:
+        """The options that differ from ``other`` (default: the standard rules)."""
+        base = (other or STANDARD).to_dict()
+        return {k: v for k, v in self.to_dict().items() if base[k] != v}
+
+    def preset_name(self) -> str | None:
+        """The name of the preset this rule set equals, if any."""
+        for name, rules in PRESETS.items():
+            if rules == self:
+                return name
+        return None
+
+
+def _check(name: str, value: Any) -> None:
+    if name in CHOICES:
+        if value not in CHOICES[name]:
+            allowed = ", ".join(repr(v) for v in CHOICES[name])
+            raise RuleError(f"bad value for option {name!r}: {value!r}; allowed: {allowed}")
+    elif name in BOUNDS:
+        low, high = BOUNDS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RuleError(
+                f"bad value for option {name!r}: {value!r}; allowed: an integer {low} to {high}"
+            )
+    elif name == "bonus_targets":
+        if not isinstance(value, tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+        ):
+            raise RuleError(
+                f"bad value for option 'bonus_targets': {value!r}; "
+                "allowed: a list of positive integers"
+            )
+    elif not isinstance(value, bool):
+        raise RuleError(f"bad value for option {name!r}: {value!r}; allowed: true, false")
+
+
+def parse_option(name: str, text: str) -> Any:
+    """Convert an option's text (``"5"``, ``"true"``, ``"100,200"``) to its typed value."""
+    if name not in OPTION_NAMES:
+        raise RuleError(f"unknown option {name!r}; options: {', '.join(OPTION_NAMES)}")
+    text = text.strip()
+    if name in CHOICES:
+        return text
+    if name in BOUNDS:
+        try:
+            return int(text)
+        except ValueError:
+            raise RuleError(f"bad value for option {name!r}: {text!r}; expected an integer") from None
+    if name == "bonus_targets":
+        try:
+            return tuple(int(t) for t in text.replace(",", " ").split())
+        except ValueError:
+            raise RuleError(
+                f"bad value for option 'bonus_targets': {text!r}; expected integers like 100,200"
+            ) from None
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on", "1"):
+        return True
+    if lowered in ("false", "no", "off", "0"):
+        return False
+    raise RuleError(f"bad value for option {name!r}: {text!r}; allowed: true, false")
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+STANDARD = RuleSet()
+PRESETS: dict[str, RuleSet] = {
+    "standard": STANDARD,
+    "quick": RuleSet(yaniv_threshold=5, score_limit=100),
+    "hebrew": RuleSet(
+        pickup="run_top_set_any",
+        bonus="subtract",
+        bonus_step=50,
+        bonus_amount=50,
+        end_mode="first_over",
+        yaniv_above_threshold=True,
+    ),
+    "draw_first": RuleSet(draw_first=True),
+    "slapdown": RuleSet(slapdown="rank"),
+}
