@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import discards as D
 from .cards import NAMES, VALUE, Card, cards_of, cards_text, deck, mask_of, parse_cards
@@ -82,6 +82,41 @@ class RoundResult:
     winner: int
     next_starter: int | None  # None when the game is over
     game_winners: tuple[int, ...]  # empty unless the game is over
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, cards in notation."""
+        return {
+            "kind": self.kind.value,
+            "caller": self.caller,
+            "hands": [[NAMES[c] for c in h] for h in self.hands],
+            "hand_values": list(self.hand_values),
+            "assafers": list(self.assafers),
+            "points": list(self.points),
+            "bonuses": list(self.bonuses),
+            "scores": list(self.scores),
+            "newly_out": list(self.newly_out),
+            "winner": self.winner,
+            "next_starter": self.next_starter,
+            "game_winners": list(self.game_winners),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RoundResult:
+        """The inverse of ``to_dict``."""
+        return cls(
+            kind=ResultKind(data["kind"]),
+            caller=int(data["caller"]),
+            hands=tuple(tuple(parse_cards(h)) for h in data["hands"]),
+            hand_values=tuple(data["hand_values"]),
+            assafers=tuple(data["assafers"]),
+            points=tuple(data["points"]),
+            bonuses=tuple(data["bonuses"]),
+            scores=tuple(data["scores"]),
+            newly_out=tuple(data["newly_out"]),
+            winner=int(data["winner"]),
+            next_starter=data["next_starter"],
+            game_winners=tuple(data["game_winners"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +190,12 @@ class Game:
         *,
         rng: random.Random | None = None,
         names: Sequence[str] | None = None,
+        deal: Deal | None = None,
     ) -> Game:
         """A new game, its first round dealt: seat 0 deals and seat 1 starts (R4, R6).
 
-        Randomness comes only from ``rng``, or else from ``random.Random(seed)``.
+        Randomness comes only from ``rng``, or else from ``random.Random(seed)``; a recorded
+        ``deal`` replaces the first shuffle.
         """
         rules = rules or RuleSet()
         _check_players(players, rules)
@@ -166,7 +203,9 @@ class Game:
         game.seed = seed
         game.rng = rng if rng is not None else random.Random(seed)
         game.round_no = 0
-        game._deal_round(1 % players, None)
+        if deal is not None:
+            game._check_deal(deal)
+        game._deal_round(1, deal)
         return game
 
     @classmethod
@@ -315,8 +354,9 @@ class Game:
         cards = [c for h in deal.hands for c in h] + [deal.up, *deal.stock]
         if sorted(cards) != deck(self.rules.jokers) or len(deal.hands) != self.n:
             raise SetupError("the deal is not a shuffle of the rules' deck for these seats")
-        if self.result is not None and deal.starter != self.result.next_starter:
-            raise SetupError(f"the deal's starter {deal.starter} is not the next starter")
+        starter = 1 if self.result is None else self.result.next_starter
+        if deal.starter != starter:
+            raise SetupError(f"the deal's starter {deal.starter} is not the starter {starter}")
         for s, h in enumerate(deal.hands):
             if len(h) != (0 if self.out[s] else self.rules.hand_size):
                 raise SetupError(f"seat {s} is dealt {len(h)} cards")

@@ -1,0 +1,28 @@
+"""Level ``random``: a uniformly random legal move, but Yaniv whenever it is legal."""
+
+from __future__ import annotations
+
+import random
+
+from ..moves import YANIV, Move
+from ..view import PlayerView
+from .base import register
+
+
+@register("random")
+class RandomBot:
+    """Plays a uniformly random legal move; calls Yaniv whenever allowed, so games end."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: PlayerView) -> Move:
+        """A random legal move, Yaniv first."""
+        moves = view.legal_moves
+        if not moves:
+            raise ValueError(f"seat {view.seat} has no move to make")
+        if YANIV in moves:
+            return YANIV
+        return self.rng.choice(moves)

@@ -1,0 +1,137 @@
+"""The ``yaniv`` command: play, replay, rules, arena, bot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import record
+from .cards import cards_text
+from .errors import YanivError
+from .game import Game, ResultKind
+from .moves import Move
+from .rules import DESCRIPTIONS, PRESETS, RuleSet
+
+app = typer.Typer(
+    name="yaniv",
+    help="Yaniv, the card game: play against the computer, replay games, run bot arenas.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console(highlight=False)
+
+
+def rules_from(preset: str, options: list[str] | None) -> RuleSet:
+    """A rule set from a preset name and ``KEY=VALUE`` overrides; exits with a clear error."""
+    pairs: dict[str, str] = {}
+    for item in options or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"{item!r}: expected KEY=VALUE, e.g. yaniv_threshold=5",
+                                     param_hint="--option")
+        pairs[key.strip()] = value
+    try:
+        return RuleSet.preset(preset).with_options(pairs)
+    except YanivError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--rules/--option") from None
+
+
+@app.command("rules")
+def rules_command(
+    preset: Annotated[str, typer.Argument(help="a preset: " + ", ".join(PRESETS))] = "standard",
+    option: Annotated[list[str] | None, typer.Option("--option", "-o",
+                                                     help="KEY=VALUE over the preset")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Print a preset's rule options."""
+    rules = rules_from(preset, option)
+    if as_json:
+        print(json.dumps(rules.to_dict(), indent=2))
+        return
+    changed = rules.differences()
+    table = Table(title=f"Rules: {preset}" + (" (with overrides)" if option else ""))
+    table.add_column("option", style="bold")
+    table.add_column("value")
+    table.add_column("meaning", style="dim")
+    for key, value in rules.to_dict().items():
+        shown = ",".join(map(str, value)) if isinstance(value, list) else str(value).lower()
+        table.add_row(key, f"[yellow]{shown}[/]" if key in changed else shown, DESCRIPTIONS[key])
+    console.print(table)
+
+
+def describe(game: Game, seat: int, move: Move) -> str:
+    """A move in plain words: ``Dana discards 7H 8H 9H``."""
+    name = game.names[seat]
+    text = str(move)
+    verb, _, rest = text.partition(" ")
+    if verb == "yaniv":
+        return f"{name} calls Yaniv with {game.result.hand_values[seat] if game.result else '?'}"
+    if verb == "discard":
+        return f"{name} discards {rest}"
+    if verb == "draw":
+        return f"{name} draws from the stock" if rest == "stock" else f"{name} takes {rest}"
+    if verb == "slap":
+        return f"{name} slaps down {rest}"
+    return f"{name} keeps the card"
+
+
+@app.command("replay")
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="a game record (JSON)", exists=True,
+                                         dir_okay=False)],
+    hands: Annotated[bool, typer.Option(help="show every hand after each turn")] = True,
+) -> None:
+    """Print a recorded game turn by turn."""
+    try:
+        data = record.load(file)
+        for game, seat, move in record.iter_replay(data):
+            if move is None:
+                deal = game.deal
+                assert deal is not None
+                console.rule(f"Round {game.round_no}")
+                for s in range(game.n):
+                    if not game.out[s]:
+                        console.print(f"  {game.names[s]:>12}: {cards_text(deal.hands[s])}"
+                                      f"  ({game.values[s]})")
+                console.print(f"  turned up: {cards_text([deal.up])}; "
+                              f"{game.names[deal.starter]} starts")
+                continue
+            console.print(f"{describe(game, seat, move)}"
+                          + (f"  -> {cards_text(game.hand(seat))} ({game.values[seat]})"
+                             if hands and str(move) != "yaniv" and game.to_move != seat
+                             else ""))
+            if game.result is not None and str(move) == "yaniv":
+                _print_result(game)
+    except YanivError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+
+
+def _print_result(game: Game) -> None:
+    result = game.result
+    assert result is not None
+    kind = {ResultKind.YANIV: "Yaniv!", ResultKind.ASSAF: "Assaf!",
+            ResultKind.DELIBERATE: "Deliberate Yaniv"}[result.kind]
+    console.print(f"[bold]{kind}[/] winner: {game.names[result.winner]}")
+    for s in range(game.n):
+        if result.hands[s]:
+            bonus = f" - {result.bonuses[s]} bonus" if result.bonuses[s] else ""
+            console.print(f"  {game.names[s]:>12}: {cards_text(result.hands[s]):<16} "
+                          f"+{result.points[s]}{bonus} = {result.scores[s]}"
+                          + ("  OUT" if s in result.newly_out else ""))
+    if result.game_winners:
+        console.print("[bold green]Game over.[/] Winner: "
+                      + ", ".join(game.names[s] for s in result.game_winners))
+
+
+# Commands defined in their own modules register here.
+
+
+def main() -> None:
+    """Entry point of the ``yaniv`` console script."""
+    app()
