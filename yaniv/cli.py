@@ -130,6 +130,9 @@ def _print_result(game: Game) -> None:
 
 
 # Commands defined in their own modules register here.
+from .tui.command import play_command  # noqa: E402
+
+app.command("play")(play_command)
 
 
 def main() -> None:
