@@ -27,6 +27,7 @@ from yaniv.tui.screens import (
     SetupScreen,
     TableScreen,
 )
+from yaniv.tui.widgets import CardWidget
 
 SIZE = (120, 40)
 
@@ -146,7 +147,7 @@ def test_a_whole_round_by_key_presses(tmp_path: Path) -> None:
                 # What the screen shows is the engine's state.
                 assert f"hand {view.hand_value}" in str(screen.query_one("#hand-box").border_title)
                 assert "YOUR TURN" in text_of(screen.query_one("#status"))
-                marked = [w for w in screen.query(".card.-pickable")]
+                marked = list(screen.query(".card.-pickable").results(CardWidget))
                 assert sorted(w.card for w in marked) == sorted(view.pickable)
                 assert [w.border_title for w in marked] == list(PILE_KEYS[:len(marked)])
                 if view.can_yaniv:

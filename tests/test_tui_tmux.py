@@ -1,0 +1,58 @@
+"""``yaniv play`` in a real terminal (tmux): it starts, draws the table, and quits when asked."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
+                                reason="tmux is not installed (apt-get install tmux)")
+
+YANIV = Path(sys.executable).with_name("yaniv")
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def _wait_for(check: Callable[[str], bool], session: str, timeout: float = 20.0) -> str:
+    end = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < end:
+        screen = _tmux("capture-pane", "-p", "-t", session)
+        if check(screen):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"timed out; the terminal shows:\n{screen}")
+
+
+def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
+    if not YANIV.exists():
+        pytest.skip(f"the yaniv console script is not installed beside {sys.executable}")
+    session = f"yaniv-test-{uuid.uuid4().hex[:8]}"
+    done = tmp_path / "exited"
+    command = (f"{YANIV} play --seed 7 --delay 0 --level easy --data-dir {tmp_path}; "
+               f"touch {done}; sleep 5")
+    _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    try:
+        _wait_for(lambda s: "press Enter to start" in s, session)
+        _tmux("send-keys", "-t", session, "Enter")
+        screen = _wait_for(lambda s: "YOUR TURN" in s, session)
+        assert "Stock" in screen and "hand" in screen and "Moves" in screen
+        _tmux("send-keys", "-t", session, "q")
+        _wait_for(lambda s: "Quit the game?" in s, session)
+        _tmux("send-keys", "-t", session, "y")
+        end = time.monotonic() + 15
+        while not done.exists() and time.monotonic() < end:
+            time.sleep(0.2)
+        assert done.exists(), "yaniv play did not exit after q, y"
+        assert list(tmp_path.glob("games/*.json")), "the game was not saved"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
