@@ -130,6 +130,10 @@ def _print_result(game: Game) -> None:
 
 
 # Commands defined in their own modules register here.
+from .arena import arena_command, bot_command  # noqa: E402
+
+app.command("arena")(arena_command)
+app.command("bot")(bot_command)
 from .tui.command import play_command  # noqa: E402
 
 app.command("play")(play_command)

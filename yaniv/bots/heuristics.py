@@ -28,6 +28,16 @@ _SHED: dict[tuple[bool, str], dict[int, int]] = {}
 _MASK_VALUE: dict[int, int] = {}
 
 
+#: After this many moves in a round, bots sometimes draw from the stock to break cycles (two
+#: players passing the same low cards back and forth forever).
+STALL_MOVES = 80
+
+
+def stalled(moves_in_round: int, rng_value: float) -> bool:
+    """Whether to break a possible cycle by drawing from the stock this time."""
+    return moves_in_round > STALL_MOVES and rng_value < 0.5
+
+
 def mask_value(mask: int) -> int:
     """The value of the cards of a bitmask."""
     v = _MASK_VALUE.get(mask)

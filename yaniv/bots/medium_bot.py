@@ -14,9 +14,11 @@ from .base import register
 from .coach import opponents, should_call, yaniv_success_probability
 
 
-def heuristic_move(view: PlayerView, feed_weight: float = 1.0) -> Move:
+def heuristic_move(view: PlayerView, rng: random.Random, feed_weight: float = 1.0) -> Move:
     """The best non-Yaniv move by the shared hand heuristics, with card tracking."""
     moves = view.legal_moves
+    if DRAW_STOCK in moves and H.stalled(len(view.events), rng.random()):
+        return DRAW_STOCK
     rules = view.rules
     phase = view.phase
     if phase == Phase.SLAP:
@@ -74,7 +76,7 @@ class MediumBot:
                     return YANIV
             elif deliberate_pays(view):
                 return YANIV
-        move = heuristic_move(view)
+        move = heuristic_move(view, self.rng)
         return move if not isinstance(move, Discard) or move in moves else moves[-1]
 
 
