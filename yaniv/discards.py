@@ -116,53 +116,92 @@ def canonical(cards: tuple[Card, ...], kind: int, rules: RuleSet) -> tuple[Card,
     return (first, *sorted(cards[1:-1]), last)
 
 
-_TABLES: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
 _TABLE_LIMIT = 2_000_000
+#: Per rule variant: whole hand -> its discards; and the parts they are composed of.
+_TABLES: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+_SETS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+_RUNS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+
+_SINGLES: tuple[Discard, ...] = tuple(Discard((c,)) for c in range(54))
+_JOKER_BITS = (1 << 52) | (1 << 53)
+_RANK_BITS = [0] + [sum(1 << (s * 13 + r - 1) for s in range(4)) for r in range(1, 14)]
+_SUIT_BITS = [((1 << 13) - 1) << (s * 13) for s in range(4)]
 
 
 def legal_discards(hand: int, rules: RuleSet) -> tuple[Discard, ...]:
-    """Every legal discard of the hand (a bitmask), one per distinct outcome, in canonical order."""
+    """Every legal discard of the hand (a bitmask), one per distinct outcome, in canonical order.
+
+    Served from a table per hand; a hand seen for the first time is composed from its singles,
+    the sets of each of its ranks and the runs of each of its suits, which have tables of
+    their own (few distinct ones exist, so they are nearly always found there).
+    """
     order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
     key = (rules.jokers_in_sets, rules.joker_in_run, order)
     table = _TABLES.get(key)
     if table is None:
         table = _TABLES[key] = {}
+        _SETS[key] = {}
+        _RUNS[key] = {}
     found = table.get(hand)
     if found is None:
         if len(table) >= _TABLE_LIMIT:
             table.clear()
-        found = table[hand] = tuple(
-            Discard(cards) for cards in _generate(hand, rules.jokers_in_sets,
-                                                  rules.joker_in_run, order)
-        )
+        found = table[hand] = _compose(hand, key)
     return found
 
 
-def _generate(hand: int, jokers_in_sets: bool, joker_in_run: str, order: int) -> Iterator[
-    tuple[Card, ...]
-]:
-    cards = cards_of(hand)
-    jokers = [c for c in cards if c >= 52]
-    for c in cards:
-        yield (c,)
-    by_rank: dict[int, list[Card]] = {}
-    by_suit: dict[int, list[Card]] = {}
-    for c in cards:
-        if c < 52:
-            by_rank.setdefault(RANK[c], []).append(c)
-            by_suit.setdefault(SUIT[c], []).append(c)
-    set_jokers = jokers if jokers_in_sets else []
-    for naturals in by_rank.values():
-        pool = naturals + set_jokers
-        for size in range(2, len(pool) + 1):
-            for chosen in combinations(pool, size):
-                if chosen[0] < 52:  # at least one natural: naturals come first in the pool
-                    yield from _set_orders(chosen, order)
-    run_jokers = [] if joker_in_run == "never" else jokers
+def _compose(hand: int, key: tuple[bool, str, int]) -> tuple[Discard, ...]:
+    jokers_in_sets, joker_in_run, order = key
+    sets, runs = _SETS[key], _RUNS[key]
+    jokers = hand & _JOKER_BITS
+    set_jokers = jokers if jokers_in_sets else 0
+    run_jokers = 0 if joker_in_run == "never" else jokers
+    out: list[Discard] = []
+    ranks_done = suits_done = 0
+    rank_of, suit_of, rank_bits, suit_bits = RANK, SUIT, _RANK_BITS, _SUIT_BITS
+    for c in cards_of(hand):
+        out.append(_SINGLES[c])
+        if c >= 52:
+            continue
+        rank = rank_of[c]
+        if not ranks_done >> rank & 1:
+            ranks_done |= 1 << rank
+            part = hand & rank_bits[rank] | set_jokers
+            if part & (part - 1):  # two cards or more
+                found = sets.get(part)
+                if found is None:
+                    found = sets[part] = tuple(Discard(cs) for cs in _rank_sets(part, order))
+                out.extend(found)
+        suit = suit_of[c]
+        if not suits_done >> suit & 1:
+            suits_done |= 1 << suit
+            part = hand & suit_bits[suit] | run_jokers
+            if part.bit_count() >= 3:
+                found = runs.get(part)
+                if found is None:
+                    found = runs[part] = tuple(
+                        Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets)
+                    )
+                out.extend(found)
+    return tuple(out)
+
+
+def _suit_runs(part: int, joker_in_run: str, jokers_in_sets: bool) -> Iterator[tuple[Card, ...]]:
+    """The runs of one suit's naturals in ``part``, with its jokers if any."""
+    cards = cards_of(part)
     # With jokers in sets, one natural card and jokers read as a set, never as a run.
     fewest = 2 if jokers_in_sets else 1
-    for suited in by_suit.values():
-        yield from _runs(suited, run_jokers, joker_in_run == "anywhere", fewest)
+    yield from _runs([c for c in cards if c < 52], [c for c in cards if c >= 52],
+                     joker_in_run == "anywhere", fewest)
+
+
+def _rank_sets(part: int, order: int) -> Iterator[tuple[Card, ...]]:
+    """The sets of one rank's naturals in ``part``, with its jokers if any."""
+    pool = cards_of(part)  # naturals first: jokers are the highest cards
+    for size in range(2, len(pool) + 1):
+        for chosen in combinations(pool, size):
+            if chosen[0] < 52:  # at least one natural
+                yield from _set_orders(chosen, order)
 
 
 def _set_orders(chosen: tuple[Card, ...], order: int) -> Iterator[tuple[Card, ...]]:

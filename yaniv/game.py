@@ -236,7 +236,8 @@ class Game:
         groups = [tuple(_cards(g)) for g in discards]
         allowed = set(deck(rules.jokers))
         seen: set[Card] = set()
-        for c in [*[c for h in hand_cards for c in h], *stock_cards, *[c for g in groups for c in g]]:
+        every = [c for h in hand_cards for c in h] + stock_cards + [c for g in groups for c in g]
+        for c in every:
             if c not in allowed:
                 raise SetupError(f"card {NAMES[c]} is not in the deck of these rules "
                                  f"({rules.jokers} jokers)")
@@ -263,7 +264,9 @@ class Game:
             raise SetupError(f"scores {score_list!r}: expected {n} non-negative integers")
         kinds = [D.classify(g, rules) for g in groups]
         if kinds[-1] == D.BROKEN:
-            raise SetupError(f"the previous discard {cards_text(groups[-1])} is not a legal discard")
+            raise SetupError(
+                f"the previous discard {cards_text(groups[-1])} is not a legal discard"
+            )
 
         game = cls._blank(rules, n, names)
         game.seed = seed
@@ -474,13 +477,13 @@ class Game:
     def why_illegal(self, move: Move) -> str | None:
         """Why ``move`` may not be played now, or None when it may."""
         phase = self.phase
-        if phase == _ROUND_OVER or phase == _GAME_OVER:
+        if phase >= _ROUND_OVER:
             return f"the {'game' if phase == _GAME_OVER else 'round'} is over"
         p = self._to_move
         rules = self.rules
         if isinstance(move, Yaniv):
             if phase != _START:
-                return "Yaniv may be called only at the start of a turn, before discarding or drawing"
+                return "Yaniv may be called only at the start of a turn, before any discard or draw"
             if not self.can_yaniv():
                 return (f"the hand is worth {self.values[p]}, over the Yaniv threshold "
                         f"{rules.yaniv_threshold}")
@@ -543,15 +546,14 @@ class Game:
         """Make a legal move without checking it (the fast path for bots and simulations)."""
         p = self._to_move
         self.moves.append((p, move))
-        t = type(move)
-        if t is Discard:
-            self._discard(p, move)  # type: ignore[arg-type]
-        elif t is Draw:
-            self._draw(p, move.card)  # type: ignore[union-attr]
-        elif t is Yaniv:
+        if isinstance(move, Discard):
+            self._discard(p, move)
+        elif isinstance(move, Draw):
+            self._draw(p, move.card)
+        elif isinstance(move, Yaniv):
             return self._showdown(p)
-        elif t is Slap:
-            self._slap(p, move.card)  # type: ignore[union-attr]
+        elif isinstance(move, Slap):
+            self._slap(p, move.card)
         else:  # Pass
             self._end_turn(p)
         return None
@@ -560,10 +562,7 @@ class Game:
         cards = move.cards
         self.hands[p] ^= move.mask
         self.known[p] &= ~move.mask
-        v = 0
-        for c in cards:
-            v += VALUE[c]
-        self.values[p] -= v
+        self.values[p] -= move.value
         self.counts[p] -= len(cards)
         self.pile.append(cards)
         self.kinds.append(D.SINGLE if len(cards) == 1 else D.classify(cards, self.rules))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import NAMES, NUM_CARDS, Card, cards_text, parse_card
+from .cards import NAMES, NUM_CARDS, VALUE, Card, cards_text, parse_card
 from .errors import CardError, InvalidMoveError
 
 
@@ -31,12 +31,15 @@ class Discard:
 
     cards: tuple[Card, ...]
     mask: int = field(init=False, compare=False, repr=False, hash=False)
+    value: int = field(init=False, compare=False, repr=False, hash=False)  # points shed
 
     def __post_init__(self) -> None:
-        m = 0
+        m = v = 0
         for c in self.cards:
             m |= 1 << c
+            v += VALUE[c]
         object.__setattr__(self, "mask", m)
+        object.__setattr__(self, "value", v)
 
     def __str__(self) -> str:
         return "discard " + cards_text(self.cards)

@@ -154,8 +154,8 @@ def iter_replay(data: dict[str, Any]) -> Iterator[tuple[Game, int, Move | None]]
 def replay(data: dict[str, Any]) -> Game:
     """The game a record describes, replayed to its last move."""
     game: Game | None = None
-    for game, _, _ in iter_replay(data):
-        pass
+    for replayed, _, _ in iter_replay(data):
+        game = replayed
     if game is None:
         raise RecordError("the record has no rounds")
     return game

@@ -2,10 +2,10 @@
 
 >>> RuleSet.preset("hebrew", yaniv_threshold=5).yaniv_threshold
 5
->>> RuleSet.preset("standard", pickup="sideways")
+>>> RuleSet.preset("standard", jokers=3)
 Traceback (most recent call last):
 ...
-yaniv.errors.RuleError: bad value for option 'pickup': 'sideways'; allowed: 'ends', 'run_top_set_any', 'run_ends_set_any', 'any'
+yaniv.errors.RuleError: bad value for option 'jokers': 3; allowed: an integer 0 to 2
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class RuleSet:
         return dataclasses.replace(self, **overrides)
 
     def with_options(self, options: Mapping[str, str]) -> RuleSet:
-        """A copy with options given as text (``{"yaniv_threshold": "5"}``), as on a command line."""
+        """A copy with options given as text, as on a command line: ``{"jokers": "1"}``."""
         return self.replace(**{k: parse_option(k, v) for k, v in options.items()})
 
     def to_dict(self) -> dict[str, Any]:
@@ -176,7 +176,9 @@ def parse_option(name: str, text: str) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise RuleError(f"bad value for option {name!r}: {text!r}; expected an integer") from None
+            raise RuleError(
+                f"bad value for option {name!r}: {text!r}; expected an integer"
+            ) from None
     if name == "bonus_targets":
         try:
             return tuple(int(t) for t in text.replace(",", " ").split())
