@@ -1,0 +1,82 @@
+"""Legal discards (R8, R9) against a brute force over every ordered subset of a hand."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from yaniv import discards as D
+from yaniv.cards import deck, make_card, mask_of, parse_cards
+from yaniv.rules import CHOICES, RuleSet
+
+rule_sets = st.builds(
+    RuleSet,
+    jokers_in_sets=st.booleans(),
+    joker_in_run=st.sampled_from(CHOICES["joker_in_run"]),
+    pickup=st.sampled_from(CHOICES["pickup"]),
+    slapdown=st.sampled_from(CHOICES["slapdown"]),
+)
+
+
+@st.composite
+def hands(draw: st.DrawFn) -> list[int]:
+    """Hands rich in runs and sets: a few ranks and suits close together, often jokers."""
+    suit = draw(st.integers(0, 3))
+    low = draw(st.integers(1, 11))
+    near = [make_card(r, s) for r in range(low, min(low + 4, 13) + 1)
+            for s in (suit, (suit + 1) % 4)]
+    pool = sorted(set(near + draw(st.lists(st.sampled_from(deck(2)), max_size=3))))
+    return draw(st.lists(st.sampled_from(pool + [52, 53]), min_size=1, max_size=6, unique=True))
+
+
+def brute_force(hand: list[int], rules: RuleSet) -> set[tuple[int, ...]]:
+    found = set()
+    for k in range(1, len(hand) + 1):
+        for laid in permutations(hand, k):
+            kind = D.classify(laid, rules)
+            if kind != D.BROKEN:
+                found.add(D.canonical(laid, kind, rules))
+    return found
+
+
+@given(hands(), rule_sets)
+def test_listing_is_exactly_every_legal_discard_once(hand: list[int], rules: RuleSet) -> None:
+    listed = [d.cards for d in D.legal_discards(mask_of(hand), rules)]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == brute_force(hand, rules)
+
+
+def test_runs_are_laid_in_ascending_order_with_jokers_in_place() -> None:
+    rules = RuleSet()
+    assert D.classify(tuple(parse_cards("5H 6H RJ")), rules) == D.RUN
+    assert D.run_low(tuple(parse_cards("RJ 5H 6H"))) == 4
+    assert D.classify(tuple(parse_cards("6H 5H 7H")), rules) == D.BROKEN
+    assert D.classify(tuple(parse_cards("RJ BJ 3C")), rules) == D.RUN
+    assert D.classify(tuple(parse_cards("RJ BJ")), rules) == D.BROKEN
+    assert D.classify(tuple(parse_cards("RJ BJ 2C")), RuleSet(joker_in_run="gaps_only")) == D.BROKEN
+    assert D.classify(tuple(parse_cards("JD QD KD RJ")), rules) == D.BROKEN  # past the king
+
+
+def test_pickable_cards_per_mode() -> None:
+    run = tuple(parse_cards("RJ 5H 6H BJ"))
+    a_set = tuple(parse_cards("QH QS QD"))
+    assert D.pickable(run, D.RUN, "ends") == (run[0], run[-1])
+    assert D.pickable(run, D.RUN, "run_top_set_any") == (run[-1],)
+    assert D.pickable(a_set, D.SET, "run_top_set_any") == a_set
+    assert D.pickable(run, D.RUN, "any") == run
+    middle_joker = tuple(parse_cards("5S BJ 7S"))
+    assert D.pickable(middle_joker, D.RUN, "any") == (middle_joker[0], middle_joker[-1])
+
+
+def test_slap_positions() -> None:
+    run = tuple(parse_cards("4H 5H 6H"))
+    three_h, seven_h, seven_c = parse_cards("3H 7H 7C")
+    assert D.slap_position(run, D.RUN, seven_h, "rank_or_run") == 1
+    assert D.slap_position(run, D.RUN, three_h, "rank_or_run") == -1
+    assert D.slap_position(run, D.RUN, seven_h, "rank") == 0
+    assert D.slap_position(run, D.RUN, seven_c, "rank_or_run") == 0
+    pair = tuple(parse_cards("7H 7S"))
+    assert D.slap_position(pair, D.SET, seven_c, "rank") == 1
+    assert D.slap_position(pair, D.SET, 52, "rank") == 0

@@ -1,0 +1,267 @@
+"""Random legal play under random rule sets: invariants of the engine (R4-R22)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from yaniv import Game, IllegalMoveError, MoveError, Phase, ResultKind, RuleSet, SetupError
+from yaniv import discards as D
+from yaniv import record
+from yaniv.cards import VALUE, deck
+from yaniv.moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
+from yaniv.rules import CHOICES
+
+
+@st.composite
+def rule_sets(draw: st.DrawFn) -> RuleSet:
+    bonus = draw(st.sampled_from(CHOICES["bonus"]))
+    step = draw(st.sampled_from([25, 50]))
+    return RuleSet(
+        jokers=draw(st.integers(0, 2)),
+        hand_size=draw(st.integers(2, 6)),
+        next_starter=draw(st.sampled_from(CHOICES["next_starter"])),
+        draw_first=draw(st.booleans()),
+        jokers_in_sets=draw(st.booleans()),
+        joker_in_run=draw(st.sampled_from(CHOICES["joker_in_run"])),
+        pickup=draw(st.sampled_from(CHOICES["pickup"])),
+        yaniv_threshold=draw(st.integers(0, 12)),
+        assaf_penalty=draw(st.sampled_from([0, 25, 30])),
+        assaf_scoring=draw(st.sampled_from(CHOICES["assaf_scoring"])),
+        yaniv_above_threshold=draw(st.booleans()),
+        bonus=bonus,
+        bonus_targets=draw(st.sampled_from([(100, 200), (50,), (40, 80)])),
+        bonus_step=step,
+        bonus_amount=draw(st.sampled_from([step, step // 5])),
+        end_mode=draw(st.sampled_from(CHOICES["end_mode"])),
+        score_limit=draw(st.sampled_from([40, 100, 200])),
+        slapdown=draw(st.sampled_from(CHOICES["slapdown"])),
+    )
+
+
+def check_cards(game: Game) -> None:
+    """Cards are conserved; hands are consistent; no active hand is empty."""
+    cards: list[int] = []
+    for seat in range(game.n):
+        hand = game.hand(seat)
+        assert game.counts[seat] == len(hand)
+        assert game.values[seat] == sum(VALUE[c] for c in hand)
+        if game.phase is Phase.START:
+            # Mid-turn, a discard-first player may have shed the whole hand before drawing;
+            # after a showdown, a player just out still shows the hand.
+            assert (len(hand) >= 1) != game.out[seat]
+        cards += hand
+    cards += game.stock
+    for group in game.pile:
+        assert group, "an empty group stays on the pile"
+        cards += group
+    assert sorted(cards) == deck(game.rules.jokers)
+
+
+def candidates(game: Game, rng: random.Random) -> list[Move]:
+    """Moves to try: yaniv, pass, draws and slaps, and random discards of held cards."""
+    out: list[Move] = [YANIV, PASS, DRAW_STOCK, *rng.sample(DRAWS, 6), *rng.sample(SLAPS, 3)]
+    out += [DRAWS[c] for c in game.pickable] + [SLAPS[c] for c in game.pickable]
+    if game.drawn >= 0:
+        out.append(SLAPS[game.drawn])
+    p = game.to_move
+    hand = game.hand(p) if p is not None else []
+    for _ in range(6):
+        if hand:
+            k = rng.randint(1, len(hand))
+            out.append(Discard(tuple(rng.sample(hand, k))))
+    out.append(Discard((deck(2)[rng.randrange(54)],)))
+    return out
+
+
+def canonical(game: Game, move: Move) -> Move:
+    if isinstance(move, Discard):
+        kind = D.classify(move.cards, game.rules)
+        if kind != D.BROKEN:
+            return Discard(D.canonical(move.cards, kind, game.rules))
+    return move
+
+
+def expected_points(game: Game, caller: int) -> tuple[ResultKind, list[int]]:
+    """R14, R15 from the hand values, written independently of the engine's showdown."""
+    rules, v = game.rules, game.values
+    others = [s for s in game.active_seats() if s != caller]
+    points = [0] * game.n
+    if v[caller] > rules.yaniv_threshold:
+        kind = ResultKind.DELIBERATE
+        under = [v[s] for s in others if v[s] <= rules.yaniv_threshold]
+    else:
+        under = [v[s] for s in others if v[s] <= v[caller]]
+        kind = ResultKind.ASSAF if under else ResultKind.YANIV
+    if kind is ResultKind.YANIV:
+        for s in others:
+            points[s] = v[s]
+    elif rules.assaf_scoring == "caller_only":
+        points[caller] = rules.assaf_penalty
+    else:
+        points[caller] = v[caller] + rules.assaf_penalty
+        for s in others:
+            points[s] = 0 if under and v[s] == min(under) else v[s]
+    return kind, points
+
+
+def check_round_end(game: Game, before: Game, caller: int) -> None:
+    """R16-R20: points, bonus, elimination or first-over, winners."""
+    result = game.result
+    assert result is not None
+    rules = game.rules
+    kind, points = expected_points(before, caller)
+    assert result.kind is kind
+    assert list(result.points) == points
+    for s in range(game.n):
+        raw = before.scores[s] + points[s]
+        if points[s] == 0:
+            assert game.scores[s] == before.scores[s]
+        elif rules.bonus == "halve" and raw in rules.bonus_targets:
+            assert game.scores[s] == raw // 2
+        elif rules.bonus == "subtract" and raw % rules.bonus_step == 0:
+            assert game.scores[s] == raw - rules.bonus_amount
+        else:
+            assert game.scores[s] == raw
+    active = before.active_seats()
+    if rules.end_mode == "elimination":
+        for s in active:
+            assert game.out[s] == (game.scores[s] > rules.score_limit)
+        remaining = game.active_seats()
+        assert game.is_over == (len(remaining) <= 1)
+        if len(remaining) == 1:
+            assert game.winners == (remaining[0],)
+    else:
+        over = any(game.scores[s] > rules.score_limit for s in active)
+        assert game.is_over == over
+        if over:
+            low = min(game.scores[s] for s in active)
+            assert game.winners == tuple(s for s in active if game.scores[s] == low)
+    if not game.is_over:
+        assert result.next_starter is not None and not game.out[result.next_starter]
+
+
+@given(rule_sets(), st.integers(2, 8), st.integers(0, 2**32))
+def test_random_play_keeps_every_rule(rules: RuleSet, players: int, seed: int) -> None:
+    if players * rules.hand_size + 1 > 52 + rules.jokers:
+        players = 2
+    game = Game.new(rules, players, seed)
+    rng = random.Random(seed)
+    turn_start_count: dict[int, int] = {}
+    for _ in range(300):
+        check_cards(game)
+        if game.phase is Phase.GAME_OVER:
+            break
+        if game.phase is Phase.ROUND_OVER:
+            game.next_round()
+            turn_start_count.clear()
+            continue
+        p = game.to_move
+        assert p is not None
+        if game.phase is Phase.START:
+            for seat, count in turn_start_count.items():
+                assert game.counts[seat] <= count, "a hand grew over a turn"
+            turn_start_count = {p: game.counts[p]}
+        legal = list(game.legal_moves())
+        assert legal, "the player to act always has a move"
+        assert len(set(legal)) == len(legal)
+        listed = set(legal)
+        for move in candidates(game, rng):
+            if canonical(game, move) in listed:
+                assert game.is_legal(move), move
+                continue
+            snapshot = game.fingerprint()
+            with pytest.raises(MoveError):
+                game.play(move)
+            assert game.fingerprint() == snapshot
+        move = rng.choice(legal)
+        if YANIV in listed and rng.random() < 0.5:
+            move = YANIV
+        before = game.clone()
+        game.play(move)
+        if move == YANIV:
+            check_round_end(game, before, p)
+    replayed = record.replay(json.loads(record.dumps(game)))
+    assert replayed.fingerprint() == game.fingerprint()
+
+
+def test_clone_is_independent() -> None:
+    game = Game.new(RuleSet(), 3, seed=4)
+    copy = game.clone()
+    game.play(game.legal_moves()[0])
+    game.play("draw stock")
+    assert copy.fingerprint() != game.fingerprint()
+    assert copy.phase is Phase.START and len(copy.stock) == len(game.stock) + 1
+    copy.play(copy.legal_moves()[-1])
+    assert game.phase is Phase.START
+
+
+def test_same_seed_same_game() -> None:
+    def play(seed: int) -> str:
+        game = Game.new(RuleSet(), 4, seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            if game.phase is Phase.ROUND_OVER:
+                game.next_round()
+            else:
+                legal = game.legal_moves()
+                game.play(YANIV if YANIV in legal else rng.choice(legal))
+        return record.dumps(game)
+
+    assert play(11) == play(11)
+    assert play(11) != play(12)
+
+
+def test_first_round_deal() -> None:
+    game = Game.new(RuleSet(hand_size=4), 5, seed=9)
+    assert game.to_move == 1 and game.phase is Phase.START
+    assert all(game.counts[s] == 4 for s in range(5))
+    assert len(game.pile) == 1 and len(game.pile[0]) == 1
+    assert len(game.stock) == 54 - 5 * 4 - 1
+
+
+def test_refused_move_names_move_and_reason() -> None:
+    game = Game.from_position(None, [["AH", "2H", "3H", "KS", "9C"], ["RJ", "5D"]],
+                              ["4C", "8S"], [["9S"]], to_move=0)
+    with pytest.raises(IllegalMoveError, match=r"'discard AH 2H' by seat 0: the cards are not"):
+        game.play("discard AH 2H")
+    with pytest.raises(IllegalMoveError, match="does not hold RJ"):
+        game.play("discard RJ")
+    with pytest.raises(IllegalMoveError, match="over the Yaniv threshold 7"):
+        game.play("yaniv")
+    game.play("discard KS")
+    with pytest.raises(IllegalMoveError, match="allowed: stock, 9S"):
+        game.play("draw 4C")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"hands": [["AH"], ["AH"]]}, "AH appears twice"),
+        ({"hands": [["AH"]]}, "1 players"),
+        ({"hands": [["AH"], []]}, "seat 1 is in the game but holds no card"),
+        ({"hands": [["AH"], ["2H"]], "to_move": 5}, "seat 5 cannot be to move"),
+        ({"hands": [["AH"], ["2H"]], "discards": []}, "at least one discard group"),
+        ({"hands": [["AH"], ["2H"]], "discards": [["5H", "9C"]]}, "not a legal discard"),
+        ({"hands": [["AH"], ["XX"]]}, "unknown card 'XX'"),
+        ({"hands": [["AH"], ["2H"]], "scores": [1]}, "expected 2 non-negative"),
+    ],
+)
+def test_bad_positions_are_refused(kwargs: dict[str, object], fragment: str) -> None:
+    args: dict[str, object] = {"hands": [], "stock": ["4C"], "discards": [["9C"]], "to_move": 0}
+    args.update(kwargs)
+    with pytest.raises(SetupError) as info:
+        Game.from_position(None, **args)  # type: ignore[arg-type]
+    assert fragment in str(info.value)
+
+
+def test_no_next_round_before_the_round_ends() -> None:
+    game = Game.new(RuleSet(), 2, seed=1)
+    before = game.fingerprint()
+    with pytest.raises(IllegalMoveError, match="no next round"):
+        game.next_round()
+    assert game.fingerprint() == before
