@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from yaniv import Game, IllegalMoveError, MoveError, Phase, ResultKind, RuleSet, SetupError
+from yaniv import Game, IllegalMoveError, MoveError, Phase, ResultKind, RuleSet, SetupError, record
 from yaniv import discards as D
-from yaniv import record
 from yaniv.cards import VALUE, deck
 from yaniv.moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
 from yaniv.rules import CHOICES

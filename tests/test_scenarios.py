@@ -1,4 +1,4 @@
-"""Every rule scenario: the project's copy under tests/, and the shared suite beside the checkout."""
+"""Every rule scenario: the project's own copy, and the shared suite beside the checkout."""
 
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from yaniv import Game, Phase, RecordError, RuleSet
-from yaniv import record
+from yaniv import Game, Phase, RecordError, RuleSet, record
 from yaniv.cards import NAMES, parse_card
 from yaniv.cli import app
 from yaniv.moves import YANIV
