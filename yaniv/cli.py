@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from . import record
-from .cards import cards_text
+from .cards import cards_text, sort_key
 from .errors import YanivError
 from .game import Game, ResultKind
-from .moves import Move
+from .moves import DRAW_STOCK, Yaniv
 from .rules import DESCRIPTIONS, PRESETS, RuleSet
 
 app = typer.Typer(
@@ -64,49 +64,45 @@ def rules_command(
     console.print(table)
 
 
-def describe(game: Game, seat: int, move: Move) -> str:
-    """A move in plain words: ``Dana discards 7H 8H 9H``."""
-    name = game.names[seat]
-    text = str(move)
-    verb, _, rest = text.partition(" ")
-    if verb == "yaniv":
-        return f"{name} calls Yaniv with {game.result.hand_values[seat] if game.result else '?'}"
-    if verb == "discard":
-        return f"{name} discards {rest}"
-    if verb == "draw":
-        return f"{name} draws from the stock" if rest == "stock" else f"{name} takes {rest}"
-    if verb == "slap":
-        return f"{name} slaps down {rest}"
-    return f"{name} keeps the card"
+def _hand_text(game: Game, seat: int) -> str:
+    cards = sorted(game.hand(seat), key=sort_key)
+    return f"{cards_text(cards)} ({game.values[seat]})"
 
 
 @app.command("replay")
 def replay_command(
     file: Annotated[Path, typer.Argument(help="a game record (JSON)", exists=True,
                                          dir_okay=False)],
-    hands: Annotated[bool, typer.Option(help="show every hand after each turn")] = True,
 ) -> None:
-    """Print a recorded game turn by turn."""
+    """Print a recorded game turn by turn, every hand shown."""
     try:
         data = record.load(file)
+        held: set[int] = set()  # the hand of the seat to move, before its move
+        parts: list[str] = []
         for game, seat, move in record.iter_replay(data):
             if move is None:
                 deal = game.deal
                 assert deal is not None
                 console.rule(f"Round {game.round_no}")
-                for s in range(game.n):
-                    if not game.out[s]:
-                        console.print(f"  {game.names[s]:>12}: {cards_text(deal.hands[s])}"
-                                      f"  ({game.values[s]})")
-                console.print(f"  turned up: {cards_text([deal.up])}; "
+                for s in game.active_seats():
+                    console.print(f"  {game.names[s]:>12}: {_hand_text(game, s)}")
+                console.print(f"  turned up {cards_text([deal.up])}; "
                               f"{game.names[deal.starter]} starts")
-                continue
-            console.print(f"{describe(game, seat, move)}"
-                          + (f"  -> {cards_text(game.hand(seat))} ({game.values[seat]})"
-                             if hands and str(move) != "yaniv" and game.to_move != seat
-                             else ""))
-            if game.result is not None and str(move) == "yaniv":
+            elif isinstance(move, Yaniv):
                 _print_result(game)
+            else:
+                text = str(move)
+                if move == DRAW_STOCK:
+                    # A record holds every card, so a replay names the card drawn from the stock.
+                    drawn = set(game.hand(seat)) - held
+                    text += f" ({cards_text(drawn)})"
+                parts.append(text)
+                if game.to_move != seat:
+                    console.print(f"{game.names[seat]:>12}: {', '.join(parts):<36} "
+                                  f"-> {_hand_text(game, seat)}")
+                    parts = []
+            if game.to_move is not None:
+                held = set(game.hand(game.to_move))
     except YanivError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
@@ -117,7 +113,9 @@ def _print_result(game: Game) -> None:
     assert result is not None
     kind = {ResultKind.YANIV: "Yaniv!", ResultKind.ASSAF: "Assaf!",
             ResultKind.DELIBERATE: "Deliberate Yaniv"}[result.kind]
-    console.print(f"[bold]{kind}[/] winner: {game.names[result.winner]}")
+    console.print(f"{game.names[result.caller]:>12}: yaniv with "
+                  f"{result.hand_values[result.caller]}: [bold]{kind}[/] "
+                  f"{game.names[result.winner]} wins the round")
     for s in range(game.n):
         if result.hands[s]:
             bonus = f" - {result.bonuses[s]} bonus" if result.bonuses[s] else ""
