@@ -297,18 +297,22 @@ class Controller:
         return [(i + 1, r.result.points, r.result.scores) for i, r in enumerate(self.game.history)]
 
 
-def result_headline(result: RoundResult, names: Sequence[str]) -> str:
-    """``Yaniv! Dana wins the round`` or ``Assaf! Avi catches Dana``."""
-    caller = names[result.caller]
+def result_headline(result: RoundResult, names: Sequence[str], human: int | None = HUMAN) -> str:
+    """``Yaniv! Dana wins the round with 5`` or ``Assaf! Avi caught Dana's Yaniv``."""
+    you = result.caller == human
+    caller = "You" if you else names[result.caller]
+    whose = "your" if you else f"{names[result.caller]}'s"
     if result.kind == ResultKind.YANIV:
-        text = f"Yaniv! {caller} wins the round with {result.hand_values[result.caller]}"
+        text = (f"Yaniv! {caller} win{'' if you else 's'} the round with "
+                f"{result.hand_values[result.caller]}")
     elif result.kind == ResultKind.ASSAF:
-        by = ", ".join(names[s] for s in result.assafers)
-        text = f"Assaf! {by} caught {caller}'s Yaniv"
+        by = " and ".join("you" if s == human else names[s] for s in result.assafers)
+        text = f"Assaf! {by[0].upper() + by[1:]} caught {whose} Yaniv"
     else:
-        text = f"{caller} called Yaniv deliberately above the threshold"
+        text = f"{caller} called Yaniv above the threshold: a deliberate Assaf"
     if result.game_winners:
-        text += "; game over, " + " and ".join(names[s] for s in result.game_winners) + " won"
+        text += ". Game over: " + " and ".join(
+            "you" if s == human else names[s] for s in result.game_winners) + " won"
     return text
 
 

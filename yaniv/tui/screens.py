@@ -43,6 +43,8 @@ PILE_KEYS = "abcefgijkmnortuvwxz"
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 MAX_HAND = 12
 MAX_PILE = 14
+#: How many rounds the score table shows.
+SCORE_ROUNDS = 12
 
 
 def load_coach() -> Any:
@@ -257,6 +259,7 @@ class TableScreen(Screen[None]):
         self.message = ""
         self.coach_on = False
         self.coach_text: RenderableType = ""
+        self.coach_asked = 0
         self.generation = 0
         self.view: PlayerView = controller.view()
 
@@ -437,23 +440,24 @@ class TableScreen(Screen[None]):
             who = view.names[view.to_move] if view.to_move is not None else "?"
             return head + Text(f"{who} is playing…", style="italic") + Text(
                 f"   ({preset} rules, Yaniv at {rules.yaniv_threshold} or less)", style="dim")
-        take = "s: stock" + (", a/b…: a marked pile card" if view.pickable else "")
+        keys = [PILE_KEYS[i] for i in range(len(view.pickable))]
+        take = "s stock" + (f", {'/'.join(keys)} pile" if keys else "")
         if view.phase == Phase.SLAP:
             drawn = face(view.drawn) if view.drawn is not None else "?"
             text = f"You drew {drawn}: it matches your discard. l: slap it down, p: keep it"
         elif view.phase == Phase.START and rules.draw_first:
             text = f"YOUR TURN: draw first ({take}), then discard"
         elif view.phase == Phase.START:
-            text = f"YOUR TURN: select cards to discard (1-9, ←→ space), then draw ({take})"
+            text = f"YOUR TURN: select cards (1-9 or ←→ space), then draw ({take})"
         elif view.phase == Phase.DRAW:
             text = f"YOUR TURN: now draw ({take})"
         else:
             text = "YOUR TURN: now select cards to discard and press Enter"
-        out = head + Text(text, style="bold reverse" if self.palette == "mono" else "bold green")
+        mono = self.palette == "mono"
         if view.can_yaniv:
-            out += Text("   y: call YANIV!",
-                        style="bold yellow" if self.palette != "mono" else "bold")
-        return out
+            head += Text(f"y: call YANIV! (hand {view.hand_value})",
+                         style="bold" if mono else "bold yellow") + Text(" · or ")
+        return head + Text(text, style="bold reverse" if mono else "bold green")
 
     def selection_text(self) -> Text:
         """The selection and whether it is a legal discard, or the last error."""
@@ -497,7 +501,7 @@ class TableScreen(Screen[None]):
         if seat is not None:
             self.generation += 1
             self.bot_turn(seat, self.controller.view(seat), self.generation)
-        elif self.coach_on:
+        if self.coach_on:
             self.ask_coach()
 
     def round_closed(self, result: str | None) -> None:
@@ -661,7 +665,6 @@ class TableScreen(Screen[None]):
         self.coach_on = not self.coach_on
         self.query_one("#coach").display = self.coach_on
         if self.coach_on:
-            self.coach_text = "…"
             self.ask_coach()
         self.refresh_table()
 
@@ -687,17 +690,24 @@ class TableScreen(Screen[None]):
     def ask_coach(self) -> None:
         """Ask the coach about the person's position, in a thread."""
         if self.controller.human_to_act:
-            self.coach_turn(self.controller.view(), self.generation)
+            self.coach_text = Text("thinking…", style="dim")
+            self.coach_asked += 1
+            self.coach_turn(self.controller.view(), self.coach_asked)
+        else:
+            self.coach_text = Text("The coach speaks on your turn.", style="dim")
+        self.query_one("#coach", Static).update(self.coach_text)
 
     @work(thread=True, exclusive=True, group="coach")
-    def coach_turn(self, view: PlayerView, generation: int) -> None:
+    def coach_turn(self, view: PlayerView, asked: int) -> None:
         """Compute the coach's figures off the UI thread."""
         text = coach_report(view, self.palette)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.coach_done, text)
+            self.app.call_from_thread(self.coach_done, text, asked)
 
-    def coach_done(self, text: RenderableType) -> None:
-        """Show the coach's report."""
+    def coach_done(self, text: RenderableType, asked: int) -> None:
+        """Show the coach's report, unless a newer question is pending."""
+        if asked != self.coach_asked:
+            return
         self.coach_text = text
         if self.coach_on:
             self.query_one("#coach", Static).update(text)
@@ -789,12 +799,21 @@ class RoundEndScreen(ModalScreen[str]):
         scores.add_column("round")
         for seat in range(game.n):
             scores.add_column(names[seat], justify="right")
-        for number, log in enumerate(game.history, 1):
+        shown = list(enumerate(game.history, 1))[-SCORE_ROUNDS:]
+        if len(game.history) > SCORE_ROUNDS:
+            scores.caption = f"the last {SCORE_ROUNDS} of {len(game.history)} rounds"
+        for number, log in shown:
             r = log.result
             scores.add_row(str(number), *(
                 f"{r.scores[s]} (+{r.points[s]})" if r.hands[s] else "out"
                 for s in range(game.n)))
-        parts: list[RenderableType] = [head, table]
+        parts: list[RenderableType] = []
+        if result.game_winners:
+            parts.append(Text(" GAME OVER: " + " and ".join(
+                "you" if s == HUMAN else names[s] for s in result.game_winners)
+                + (" win! " if len(result.game_winners) > 1 or HUMAN in result.game_winners
+                   else " wins! "), style="bold reverse"))
+        parts += [head, table]
         if any(result.bonuses):
             parts.append(Text("Bonus: " + ", ".join(
                 f"{names[s]} lands on {result.scores[s] + result.bonuses[s]}, "
@@ -803,10 +822,6 @@ class RoundEndScreen(ModalScreen[str]):
             parts.append(Text("Out of the game: " + ", ".join(names[s] for s in result.newly_out),
                               style="bold red" if self.palette != "mono" else "bold"))
         parts.append(scores)
-        if result.game_winners:
-            parts.append(Text("GAME OVER: " + " and ".join(names[s] for s in result.game_winners)
-                              + (" win!" if len(result.game_winners) > 1 else " wins!"),
-                              style="bold reverse"))
         return Group(*parts)
 
     def action_close(self) -> None:
