@@ -344,7 +344,8 @@ class TableScreen(Screen[None]):
         # opponents
         for seat in range(1, view.n):
             box = self.query_one(f"#opp-{seat}", OpponentBox)
-            box.border_title = f"{names[seat]} · {self.controller.levels[seat]}"
+            box.border_title = f"{names[seat]} [b]{view.scores[seat]}[/b]"
+            box.border_subtitle = self.controller.levels[seat]
             box.set_class(view.to_move == seat, "-turn")
             box.set_class(view.out[seat], "-out")
             box.update(self.opponent_text(seat))
@@ -402,24 +403,22 @@ class TableScreen(Screen[None]):
         view = self.view
         if view.phase == Phase.DRAW and len(view.pile) > 1 and view.pile[-1] is not group:
             who = "you" if view.my_turn else view.names[view.to_move or 0]
-            text.append(f"\njust discarded by {who}: ", style="dim")
+            text.append(f"   just discarded by {who}: ", style="dim")
             text.append_text(cards_line(view.pile[-1], self.palette))
         return text
 
     def opponent_text(self, seat: int) -> Text:
-        """The lines of an opponent's box."""
+        """The two lines of an opponent's box: cards and score, then the last action."""
         view = self.view
-        text = Text()
+        text = Text(no_wrap=True, overflow="ellipsis")
         if view.out[seat]:
-            text.append("out of the game\n", style="dim")
-            text.append(f"score {view.scores[seat]}")
+            text.append("out of the game", style="dim")
             return text
         count = view.hand_sizes[seat]
         text.append(BACK * count, style="blue" if self.palette != "mono" else "")
-        text.append(f" {count}\n")
-        text.append(f"score {view.scores[seat]}")
+        text.append(f" {count}")
         if view.known[seat]:
-            text.append("  holds ")
+            text.append("  has ")
             text.append_text(cards_line(view.known[seat], self.palette))
         text.append("\n")
         if view.to_move == seat:
@@ -441,21 +440,22 @@ class TableScreen(Screen[None]):
             return head + Text(f"{who} is playing…", style="italic") + Text(
                 f"   ({preset} rules, Yaniv at {rules.yaniv_threshold} or less)", style="dim")
         keys = [PILE_KEYS[i] for i in range(len(view.pickable))]
-        take = "s stock" + (f", {'/'.join(keys)} pile" if keys else "")
+        short = "s stock" + (f", {'/'.join(keys[:2])}{'…' * (len(keys) > 2)} pile"
+                             if keys else "")
         if view.phase == Phase.SLAP:
             drawn = face(view.drawn) if view.drawn is not None else "?"
             text = f"You drew {drawn}: it matches your discard. l: slap it down, p: keep it"
         elif view.phase == Phase.START and rules.draw_first:
-            text = f"YOUR TURN: draw first ({take}), then discard"
+            text = f"YOUR TURN: draw first ({short}), then discard"
         elif view.phase == Phase.START:
-            text = f"YOUR TURN: select cards (1-9 or ←→ space), then draw ({take})"
+            text = f"YOUR TURN: select cards (1-9), then draw: {short}"
         elif view.phase == Phase.DRAW:
-            text = f"YOUR TURN: now draw ({take})"
+            text = f"YOUR TURN: now draw: {short}"
         else:
             text = "YOUR TURN: now select cards to discard and press Enter"
         mono = self.palette == "mono"
         if view.can_yaniv:
-            head += Text(f"y: call YANIV! (hand {view.hand_value})",
+            head += Text(f"y: YANIV! ({view.hand_value})",
                          style="bold" if mono else "bold yellow") + Text(" · or ")
         return head + Text(text, style="bold reverse" if mono else "bold green")
 
