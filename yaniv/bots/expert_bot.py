@@ -1,0 +1,268 @@
+"""Level ``expert``: determinized Monte Carlo search.
+
+At the start of each turn the expert samples a few worlds: the opponents' unknown cards drawn
+from the unseen cards (keeping every public fact: hand sizes, cards known in hands; weighted
+toward low cards like the coach), the rest shuffled into a stock of the right size. It then
+plays its few best candidate turns (the heuristic's top plans, and Yaniv when it is legal)
+in every world, and the rest of the round with a fast heuristic for every seat on the raw game
+state, and keeps the candidate with the best average outcome: the others' points minus its own,
+with the bonus and eliminations counted. The rest of a turn (the draw after a searched discard,
+a slap) follows the plan or the heuristics. The budget is a fixed number of worlds, so a seed
+gives the same moves on any machine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..cards import VALUE, Card, mask_of
+from ..discards import legal_discards
+from ..game import Game, Phase
+from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
+from ..view import PlayerView
+from . import heuristics as H
+from .base import register
+from .coach import raw_success, sample_unknown, should_call, yaniv_success_probability
+from .medium_bot import deliberate_pays, heuristic_move
+
+#: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
+_CALL_AT = (0, 1, 3, 5, 7, 7, 7, 7, 7, 7, 7, 7)
+#: Turns played in a rollout before the round is judged by the hands.
+ROLLOUT_TURNS = 24
+
+
+def _rollout_turn(g: Game) -> None:
+    """One whole turn of the fast heuristic for the seat to move, on the raw game."""
+    p = g._to_move
+    rules = g.rules
+    value = g.values[p]
+    if g.can_yaniv() and value <= rules.yaniv_threshold:
+        fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
+        if value <= min(_CALL_AT[min(fewest, 11)], rules.yaniv_threshold):
+            g.apply(YANIV)
+            return
+    hand = g.hands[p]
+    stock_ok = bool(g.stock)
+    if not rules.draw_first:
+        best = 1e9
+        pick: Discard | None = None
+        draw: Card | None = None
+        pickable = g.pickable
+        for d in legal_discards(hand, rules):
+            rest = hand ^ d.mask
+            vr = value - H.mask_value(d.mask)
+            e = H.stock_eval(rest, vr, rules, H.DECK_DIST) if stock_ok else 1e9
+            dr: Card | None = None
+            for c in pickable:
+                x = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules)
+                if x < e:
+                    e, dr = x, c
+            if e < best:
+                best, pick, draw = e, d, dr
+        assert pick is not None
+        g.apply(pick)
+        if draw is None and not stock_ok:
+            draw = g.pickable[0]
+        g.apply(DRAW_STOCK if draw is None else DRAWS[draw])
+        if g.phase == Phase.SLAP:
+            g.apply(SLAPS[g.drawn])
+        return
+    opts = H.draw_first_options(hand, value, g.pickable, stock_ok, rules, H.DECK_DIST)
+    card = opts[0][1]
+    g.apply(DRAW_STOCK if card is None else DRAWS[card])
+    hand = g.hands[p]
+    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules)
+    g.apply(ds[0][1])
+
+
+def rollout(g: Game, me: int, others: Sequence[int], before: Sequence[int],
+            turns: int = ROLLOUT_TURNS) -> float:
+    """Play the round out with the fast heuristic; my outcome (higher is better)."""
+    for _ in range(turns):
+        if g.phase >= Phase.ROUND_OVER:
+            break
+        _rollout_turn(g)
+    return outcome(g, me, others, before)
+
+
+def outcome(g: Game, me: int, others: Sequence[int], before: Sequence[int]) -> float:
+    """The others' average score gain minus mine, with a game's end weighed in."""
+    n = g.n
+    if g.phase < Phase.ROUND_OVER:  # cut short: judge by the hands
+        gain = [float(g.values[s]) for s in range(n)]
+    else:
+        gain = [float(g.scores[s] - before[s]) for s in range(n)]
+    if not others:
+        return -gain[me]
+    u = sum(gain[s] for s in others) / len(others) - gain[me]
+    if g.phase == Phase.GAME_OVER:
+        u += 60.0 if me in g.winners else -60.0
+    elif g.phase == Phase.ROUND_OVER and g.out[me]:
+        u -= 60.0
+    return u
+
+
+@register("expert")
+class ExpertBot:
+    """Determinized Monte Carlo search over the best few turns, with heuristic rollouts."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, worlds: int = 12, candidates: int = 3,
+                 margin: float = 3.0, search_yaniv: bool = False) -> None:
+        self.rng = random.Random(seed)
+        self.worlds = worlds
+        self.candidates = candidates
+        self.margin = margin
+        self.search_yaniv = search_yaniv
+        self._plan: tuple[int, int, Card | None] | None = None
+
+    # ------------------------------------------------------------- the decision
+
+    def choose(self, view: PlayerView) -> Move:
+        """The expert move."""
+        moves = view.legal_moves
+        if not moves:
+            raise ValueError(f"seat {view.seat} has no move to make")
+        if len(moves) == 1:
+            return moves[0]
+        phase = view.phase
+        if phase == Phase.SLAP:
+            return next((m for m in moves if isinstance(m, Slap)), PASS)
+        if phase == Phase.DRAW:
+            plan = self._plan
+            if plan is not None and plan[:2] == (view.round_no, len(view.events)):
+                m = DRAW_STOCK if plan[2] is None else DRAWS[plan[2]]
+                if m in moves:
+                    return m
+            return heuristic_move(view, self.rng)
+        if phase == Phase.DISCARD:
+            return heuristic_move(view, self.rng)
+        return self._start(view)
+
+    def _start(self, view: PlayerView) -> Move:
+        rules = view.rules
+        moves = view.legal_moves
+        hand = mask_of(view.hand)
+        value = view.hand_value
+        dist = H.value_dist(view.unseen())
+        collects = mask_of(view.known[view.next_seat(view.seat)])
+        stock_ok = view.stock_size > 0
+        # Candidate turns, best by the heuristic first: (first move, planned draw).
+        cands: list[tuple[Move, Card | None]] = []
+        scores: list[float] = []
+        if not rules.draw_first:
+            for e, d, draw in H.plan_discard_first(hand, value, view.pickable, stock_ok, rules,
+                                                   dist, collects, 1.0):
+                if d in moves and all(d != c for c, _ in cands):
+                    cands.append((d, draw))
+                    scores.append(e)
+                if len(cands) >= self.candidates:
+                    break
+        else:
+            for e, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules,
+                                                dist, collects, 1.0):
+                m = DRAW_STOCK if card is None else DRAWS[card]
+                if m in moves:
+                    cands.append((m, None))
+                    scores.append(e)
+        yaniv_ok = YANIV in moves
+        if yaniv_ok and value > rules.yaniv_threshold:
+            yaniv_ok = deliberate_pays(view)
+            if yaniv_ok:
+                return YANIV
+        if yaniv_ok:
+            p, exact = raw_success(view, samples=400)
+            if not self.search_yaniv or exact or p >= 0.97 or p <= 0.15:
+                q = p if exact else yaniv_success_probability(view)
+                if should_call(view, q):
+                    return YANIV
+                yaniv_ok = False
+        if not yaniv_ok and (
+            len(cands) == 1 or (len(scores) > 1 and scores[1] - scores[0] > 4.0)
+        ):
+            return self._commit(view, cands[0])
+        if yaniv_ok:
+            cands.insert(0, (YANIV, None))
+        totals = self._search(view, cands)
+        if totals is None:
+            return self._commit(view, cands[0])
+        best = max(range(len(cands)), key=lambda i: totals[i])
+        # The heuristic's choice stands unless the search finds clearly better.
+        base = 1 if yaniv_ok else 0
+        if best != base and totals[best] - totals[base] < self.margin * self.worlds:
+            best = base
+        return self._commit(view, cands[best])
+
+    def _commit(self, view: PlayerView, cand: tuple[Move, Card | None]) -> Move:
+        move, draw = cand
+        if isinstance(move, Discard):
+            # The view at my draw will hold one more event: this discard.
+            self._plan = (view.round_no, len(view.events) + 1, draw)
+        return move
+
+    # ------------------------------------------------------------- search
+
+    def worlds_for(self, view: PlayerView, count: int) -> list[Game] | None:
+        """Games consistent with everything the view knows, hidden cards sampled."""
+        rng = np.random.default_rng(self.rng.getrandbits(63))
+        pool, drawn = sample_unknown(view, count, rng)
+        hidden = sum(idx.shape[1] for _, idx in drawn)
+        if len(pool) - hidden != view.stock_size:
+            return None  # inconsistent view (a position built by hand): no search
+        pool_list = [int(c) for c in pool]
+        games = []
+        for w in range(count):
+            hands: list[list[Card]] = [[] for _ in range(view.n)]
+            hands[view.seat] = list(view.hand)
+            used: set[int] = set()
+            for opp, idx in drawn:
+                row = [int(i) for i in idx[w]]
+                used.update(row)
+                hands[opp.seat] = list(opp.known) + [pool_list[i] for i in row]
+            stock = [c for i, c in enumerate(pool_list) if i not in used]
+            self.rng.shuffle(stock)
+            try:
+                games.append(Game.from_position(
+                    view.rules, hands, stock, view.pile, view.seat, scores=view.scores,
+                    out=[s for s in range(view.n) if view.out[s]],
+                    seed=self.rng.getrandbits(32),
+                ))
+            except Exception:
+                return None
+            g = games[-1]
+            g.pickable = view.pickable  # the pile group may be broken: trust the view
+        return games
+
+    def _search(self, view: PlayerView, cands: list[tuple[Move, Card | None]]
+                ) -> list[float] | None:
+        worlds = self.worlds_for(view, self.worlds)
+        if not worlds:
+            return None
+        me = view.seat
+        others = [s for s in view.active_seats() if s != me]
+        totals = [0.0] * len(cands)
+        for base in worlds:
+            for i, (move, draw) in enumerate(cands):
+                g = base.clone()
+                before = g.scores[:]
+                g.apply(move)
+                if g.phase == Phase.DRAW:
+                    if draw is not None and draw in g.pickable:
+                        g.apply(DRAWS[draw])
+                    else:
+                        g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
+                elif g.phase == Phase.DISCARD:
+                    ds = H.best_discard_after_draw(g.hands[me], g.values[me], g.drawn, g.rules)
+                    g.apply(ds[0][1])
+                if g.phase == Phase.SLAP:
+                    g.apply(SLAPS[g.drawn])
+                if g.phase >= Phase.ROUND_OVER:
+                    totals[i] += outcome(g, me, others, before)
+                else:
+                    totals[i] += rollout(g, me, others, before)
+        return totals
+
