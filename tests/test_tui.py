@@ -151,7 +151,7 @@ def test_a_whole_round_by_key_presses(tmp_path: Path) -> None:
                 assert sorted(w.card for w in marked) == sorted(view.pickable)
                 assert [w.border_title for w in marked] == list(PILE_KEYS[:len(marked)])
                 if view.can_yaniv:
-                    assert "y: call YANIV" in text_of(screen.query_one("#status"))
+                    assert "y: YANIV!" in text_of(screen.query_one("#status"))
                 for key in greedy_keys(app):
                     await pilot.press(key)
                 await settle(pilot, app)
@@ -228,7 +228,30 @@ def test_draw_first_and_slapdown_turns(tmp_path: Path) -> None:
             assert sum(1 for s, _ in controller.game.moves if s == 0) > 0 or controller.game.history
 
     asyncio.run(main(RuleSet.preset("draw_first")))
-    asyncio.run(main(RuleSet.preset("slapdown")))
+
+
+def test_slapdown_prompt(tmp_path: Path) -> None:
+    """Seed 2 gives the person a matching stock card on their second turn: slap it with l."""
+
+    async def main() -> None:
+        app = make_app(tmp_path, seed=2, levels=("random",), rules=RuleSet.preset("slapdown"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            for _ in range(5):
+                if table(app).view.phase == Phase.SLAP:
+                    break
+                for key in greedy_keys(app):
+                    await pilot.press(key)
+                await settle(pilot, app)
+            screen = table(app)
+            assert screen.view.phase == Phase.SLAP
+            assert "slap it down" in text_of(screen.query_one("#status"))
+            assert screen.check_action("slap", ()) and not screen.check_action("yaniv", ())
+            await pilot.press("l")
+            await settle(pilot, app)
+            assert "then slap down" in text_of(table(app).query_one("#log-text"))
+
+    asyncio.run(main())
 
 
 def test_help_quit_and_too_small(tmp_path: Path) -> None:

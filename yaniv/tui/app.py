@@ -23,8 +23,6 @@ class YanivApp(App[None]):
         super().__init__()
         self.options = options or Options()
         self.start_at_table = start
-        if self.options.no_color:
-            self.theme = "textual-ansi"
 
     def on_mount(self) -> None:
         """Open the setup screen, or the table at once."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -52,6 +53,8 @@ def play_command(
     except YanivError as exc:
         raise typer.BadParameter(str(exc), param_hint="--opponents/--level/--name") from None
 
+    if no_color:
+        os.environ["NO_COLOR"] = "1"  # Textual then draws without colours
     from .app import YanivApp
 
     YanivApp(options, start=start).run()

@@ -143,7 +143,7 @@ def _why_not(selected: Sequence[Card], view: PlayerView) -> str:
         if len(cards) == len(view.hand):
             return "one card at least must stay in your hand (R21)"
         if len(cards) == 1 and cards[0] == view.drawn:
-            return f"{NAMES[cards[0]]} was just taken from the pile: it may not go back alone"
+            return f"{NAMES[cards[0]]} was just taken: it may not go back alone"
     naturals = [c for c in cards if c < 52]
     jokers = len(cards) - len(naturals)
     if not naturals:

@@ -791,7 +791,7 @@ class RoundEndScreen(ModalScreen[str]):
                 continue
             style = "bold" if seat in (result.winner,) else ""
             table.add_row(Text(names[seat], style=style),
-                          cards_line(result.hands[seat], self.palette),
+                          cards_line(sorted(result.hands[seat], key=sort_key), self.palette),
                           str(result.hand_values[seat]),
                           points_equation(result, seat, names, game.rules),
                           score_equation(result, seat, game.rules))
