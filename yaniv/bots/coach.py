@@ -25,8 +25,8 @@ from . import heuristics as H
 BETA0 = 0.05
 BETA1 = 0.03
 #: Logistic correction of the raw frequency: ``sigmoid(CAL_A * logit(p) + CAL_B)``.
-CAL_A = 1.0
-CAL_B = 0.0
+CAL_A = 0.85
+CAL_B = 0.60
 #: Monte Carlo samples per estimate.
 SAMPLES = 1000
 
