@@ -254,6 +254,48 @@ def test_slapdown_prompt(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+def test_mouse_selects_and_draws(tmp_path: Path) -> None:
+    async def main() -> None:
+        app = make_app(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            screen = table(app)
+            hand = screen.hand
+            await pilot.click("#hand CardWidget")
+            assert screen.selected == [hand[0]]
+            assert screen.query_one("#hand CardWidget").has_class("-selected")
+            before = len(screen.view.hand)
+            await pilot.click("#stock")
+            await settle(pilot, app)
+            controller = app.controller
+            assert controller is not None
+            assert len(controller.view().hand) == before  # one card out, one card in
+            assert any(line.seat == 0 for line in controller.log)
+
+    asyncio.run(main())
+
+
+def test_game_over_then_a_new_game(tmp_path: Path) -> None:
+    """With a score limit of 1 the first round ends the game; Enter goes back to the setup."""
+
+    async def main() -> None:
+        app = make_app(tmp_path, levels=("easy",), rules=RuleSet(score_limit=1))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            while not isinstance(app.screen, RoundEndScreen):
+                for key in greedy_keys(app):
+                    await pilot.press(key)
+                await settle(pilot, app)
+            report = text_of(app.screen.query_one("#round-report"))
+            assert "GAME OVER" in report
+            assert "yaniv replay" in text_of(app.screen.query_one("#round-keys"))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, SetupScreen)
+
+    asyncio.run(main())
+
+
 def test_help_quit_and_too_small(tmp_path: Path) -> None:
     async def main() -> None:
         app = make_app(tmp_path)

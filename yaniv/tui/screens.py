@@ -112,17 +112,19 @@ class SetupScreen(Screen[None]):
                              allow_blank=False, id="opp-count")
                 yield Label("Delay (s)", classes="field")
                 yield Input(f"{o.delay:g}", id="delay", type="number")
-            with Grid(id="levels"):
-                for i in range(7):
-                    level = o.levels[i] if i < len(o.levels) else (
-                        o.levels[-1] if o.levels else default_level())
-                    select = Select([(lv, lv) for lv in have],
-                                    value=level if level in have else default_level(),
-                                    allow_blank=False, id=f"level-{i}",
-                                    prompt=f"opponent {i + 1}")
-                    select.border_title = f"opponent {i + 1}"
-                    select.display = i < o.opponents
-                    yield select
+            with Horizontal(classes="row"):
+                yield Label("Levels", classes="field")
+                with Grid(id="levels"):
+                    for i in range(7):
+                        level = o.levels[i] if i < len(o.levels) else (
+                            o.levels[-1] if o.levels else default_level())
+                        select = Select([(lv, lv) for lv in have],
+                                        value=level if level in have else default_level(),
+                                        allow_blank=False, id=f"level-{i}",
+                                        prompt=f"opponent {i + 1}")
+                        select.border_title = f"opponent {i + 1}"
+                        select.display = i < o.opponents
+                        yield select
             with Horizontal(classes="row"):
                 yield Label("Rules", classes="field")
                 yield Select([(p, p) for p in PRESETS], value=o.preset, allow_blank=False,
@@ -466,7 +468,8 @@ class TableScreen(Screen[None]):
         view = self.view
         if not self.selected:
             if view.my_turn and any(isinstance(m, Discard) for m in view.legal_moves):
-                return Text("Nothing selected.", style="dim")
+                return Text("Select the cards to discard: their numbers, or a click.",
+                            style="dim")
             return Text("")
         text = Text("Selected: ") + cards_line(self.selected, self.palette)
         move, reason = selection_move(self.selected, view)
