@@ -478,8 +478,8 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
     bots = report["bots"]
     names = [b["name"] for b in bots]
     rates = [b["win_rate"] for b in bots]
-    low = [b["win_rate"] - b["ci95"][0] for b in bots]
-    high = [b["ci95"][1] - b["win_rate"] for b in bots]
+    low = [max(0.0, b["win_rate"] - b["ci95"][0]) for b in bots]
+    high = [max(0.0, b["ci95"][1] - b["win_rate"]) for b in bots]
     fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(bots)), 4))
     ax.bar(names, rates, yerr=[low, high], capsize=8, color="#4c72b0")
     ax.axhline(1 / report["players"], color="grey", linestyle="--", label="even")

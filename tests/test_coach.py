@@ -1,0 +1,108 @@
+"""The coach: Yaniv success probabilities and advice."""
+
+from __future__ import annotations
+
+import random
+
+from yaniv import Game
+from yaniv.bots import get_bot
+from yaniv.bots.coach import (
+    advise,
+    calibrate,
+    opponents,
+    raw_success,
+    sample_unknown,
+    yaniv_success_probability,
+)
+from yaniv.cards import VALUE, parse_card, parse_cards
+from yaniv.game import Phase
+from yaniv.rules import RuleSet
+
+
+def _position(mine: str, theirs: str, known: str = "") -> Game:
+    hands = [parse_cards(mine), parse_cards(theirs)]
+    pile = [[parse_card("QH")]]
+    used = set(hands[0] + hands[1] + [parse_card("QH")])
+    stock = [c for c in range(54) if c not in used]
+    game = Game.from_position(RuleSet(), hands, stock, pile, 0)
+    for c in parse_cards(known):
+        game.known[1] |= 1 << c
+    return game
+
+
+def test_exact_when_the_opponent_hand_is_known() -> None:
+    game = _position("AS 2C", "3D 4H", known="3D 4H")
+    assert yaniv_success_probability(game.view(0)) == 1.0
+    game = _position("4S 2C", "3D 2H", known="3D 2H")  # 5 against 6... 6 <= 6: Assaf
+    assert yaniv_success_probability(game.view(0)) == 0.0
+    tie = _position("4S 2C", "4D 2H", known="4D 2H")  # a tie counts against the caller
+    assert yaniv_success_probability(tie.view(0)) == 0.0
+
+
+def test_sure_assaf_when_known_cards_alone_are_low() -> None:
+    # The opponent holds a single card, a known ace: at or under any Yaniv of mine.
+    game = _position("3S 4C", "AH", known="AH")
+    assert yaniv_success_probability(game.view(0)) == 0.0
+
+
+def test_probabilities_are_in_range_and_monotone_in_my_value() -> None:
+    rng = random.Random(3)
+    for _ in range(20):
+        game = Game.new(RuleSet(), players=rng.choice([2, 3, 4]), seed=rng.randrange(10**6))
+        view = game.view(game.to_move or 0)
+        p = yaniv_success_probability(view)
+        assert 0.0 <= p <= 1.0
+    low = _position("AS", "9D 8H 7C")
+    high = _position("6S", "9D 8H 7C")
+    assert yaniv_success_probability(low.view(0)) >= yaniv_success_probability(high.view(0))
+
+
+def test_uniform_sampling_matches_the_exact_single_card_odds() -> None:
+    # One unknown opponent card, no low-card weighting: P(card value > 3) over the unseen.
+    game = _position("2S AC", "KD")
+    view = game.view(0)
+    unseen = view.unseen()
+    exact = sum(VALUE[c] > 3 for c in unseen) / len(unseen)
+    p, is_exact = raw_success(view, samples=20000, seed=1, beta0=0.0, beta1=0.0)
+    assert not is_exact
+    assert abs(p - exact) < 0.01
+
+
+def test_samples_respect_public_facts() -> None:
+    import numpy as np
+
+    game = Game.new(RuleSet(), players=3, seed=5)
+    view = game.view(1)
+    pool, drawn = sample_unknown(view, 50, np.random.default_rng(0))
+    assert set(pool.tolist()) == set(view.unseen())
+    for row in range(50):
+        used = np.concatenate([idx[row] for _, idx in drawn])
+        assert len(set(used.tolist())) == len(used)  # no card in two hands
+    assert [o.unknown for o in opponents(view)] == [5, 5]
+
+
+def test_calibration_map_is_monotone() -> None:
+    values = [calibrate(p / 20) for p in range(21)]
+    assert values == sorted(values)
+    assert 0 < values[0] < values[-1] < 1
+
+
+def test_advice_is_ranked_legal_and_explained() -> None:
+    game = Game.new(RuleSet.preset("draw_first"), players=2, seed=9)
+    for _ in range(30):
+        if game.phase >= Phase.ROUND_OVER:
+            break
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        tips = advise(view)
+        assert tips, view.phase
+        assert all(t.move in view.legal_moves and t.reason for t in tips)
+        assert [t.score for t in tips] == sorted(t.score for t in tips)
+        game.play(get_bot("medium", 1).choose(view))
+
+
+def test_advice_recommends_a_sure_yaniv() -> None:
+    game = _position("AS", "KD QC JS", known="KD QC JS")
+    tips = advise(game.view(0))
+    assert str(tips[0].move) == "yaniv" and "100%" in tips[0].reason
