@@ -9,9 +9,9 @@ import pytest
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
+from yaniv.cards import parse_card
 from yaniv.errors import YanivError
 from yaniv.game import Phase
-from yaniv.cards import parse_card
 from yaniv.rules import RuleSet
 
 LEVELS = ["random", "easy", "medium", "expert"]
