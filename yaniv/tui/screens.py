@@ -456,7 +456,10 @@ class TableScreen(Screen[None]):
         else:
             text = "YOUR TURN: now select cards to discard and press Enter"
         mono = self.palette == "mono"
-        if view.can_yaniv:
+        if view.can_yaniv and view.hand_value > rules.yaniv_threshold:
+            head += Text(f"y: Yaniv at {view.hand_value}, a deliberate Assaf", style="bold") + Text(
+                " · or ")
+        elif view.can_yaniv:
             head += Text(f"y: YANIV! ({view.hand_value})",
                          style="bold" if mono else "bold yellow") + Text(" · or ")
         return head + Text(text, style="bold reverse" if mono else "bold green")
@@ -723,15 +726,20 @@ def coach_report(view: PlayerView, palette: str) -> RenderableType:
         return Text("The coach is not installed yet.", style="dim")
     lines: list[RenderableType] = []
     try:
+        deliberate = view.hand_value > view.rules.yaniv_threshold
         if view.phase == Phase.START:
-            if view.can_yaniv:
+            if view.can_yaniv and deliberate:
+                lines.append(Text(f"A call now is a deliberate Assaf: your hand {view.hand_value} "
+                                  f"is over {view.rules.yaniv_threshold}.", style="dim"))
+            elif view.can_yaniv:
                 p = float(coach.yaniv_success_probability(view))
                 lines.append(Text(f"A Yaniv call now succeeds with probability {p:.0%}.",
                                   style="bold"))
             else:
                 lines.append(Text(f"Yaniv needs {view.rules.yaniv_threshold} or less; "
                                   f"your hand is {view.hand_value}.", style="dim"))
-        for i, advice in enumerate(coach.advise(view)[:3]):
+        advice_list = [a for a in coach.advise(view) if not (deliberate and a.move == YANIV)]
+        for i, advice in enumerate(advice_list[:3]):
             line = Text(f"{i + 1}. ", style="bold")
             line.append(str(advice.move), style="bold")
             line.append(f": {advice.reason}")
