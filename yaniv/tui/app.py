@@ -49,7 +49,8 @@ class YanivApp(App[None]):
         """Ask before quitting; the game so far is saved."""
         if isinstance(self.screen, QuitScreen):
             return
-        self.push_screen(QuitScreen(), self._quit_answer)
+        question = "Quit Yaniv?" if self.controller is None else None
+        self.push_screen(QuitScreen(question) if question else QuitScreen(), self._quit_answer)
 
     def _quit_answer(self, quit_: bool | None) -> None:
         if quit_:

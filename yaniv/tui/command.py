@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -39,8 +40,8 @@ def play_command(
 
     rule_set = rules_from(rules, option)
     picked = [lv.strip() for lv in level.split(",") if lv.strip()] or ["medium"]
-    if level == "medium":
-        picked = [default_level()]
+    if picked == ["medium"]:
+        picked = [default_level()]  # the strongest level installed, while medium is missing
     levels = tuple(picked[i] if i < len(picked) else picked[-1] for i in range(opponents))
     if data_dir is None:
         from platformdirs import user_data_dir
@@ -57,4 +58,10 @@ def play_command(
         os.environ["NO_COLOR"] = "1"  # Textual then draws without colours
     from .app import YanivApp
 
+    started = time.time()
     YanivApp(options, start=start).run()
+    games = data_dir / "games"
+    saved = [p for p in games.glob("*.json") if p.stat().st_mtime >= started - 1]
+    if saved:
+        newest = max(saved, key=lambda p: p.stat().st_mtime)
+        typer.echo(f"The game is saved in {newest}\nReplay it with: yaniv replay '{newest}'")

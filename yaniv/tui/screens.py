@@ -506,7 +506,10 @@ class TableScreen(Screen[None]):
         seat = self.controller.bot_to_act
         if seat is not None:
             self.generation += 1
-            self.bot_turn(seat, self.controller.view(seat), self.generation)
+            view = self.controller.view(seat)
+            delay = self.controller.options.delay
+            self.bot_turn(seat, view, self.generation,
+                          delay if view.phase == Phase.START else delay / 2)
         if self.coach_on:
             self.ask_coach()
 
@@ -525,15 +528,19 @@ class TableScreen(Screen[None]):
             self.app.exit()
 
     @work(thread=True, exclusive=True, group="bots")
-    def bot_turn(self, seat: int, view: PlayerView, generation: int) -> None:
-        """Think for a computer seat in a thread, paced by the delay, then play in the UI."""
+    def bot_turn(self, seat: int, view: PlayerView, generation: int, delay: float) -> None:
+        """Think for a computer seat in a thread, paced by ``delay``, then play in the UI."""
         worker = get_current_worker()
-        end = time.monotonic() + self.controller.options.delay
+        end = time.monotonic() + delay
         while time.monotonic() < end:
             if worker.is_cancelled:
                 return
             time.sleep(min(0.05, max(0.0, end - time.monotonic())))
-        move = self.controller.choose(seat, view)
+        try:
+            move = self.controller.choose(seat, view)
+        except Exception:  # a bot bug must not end the game: it plays its first legal move
+            move = next(m for m in view.legal_moves if m != YANIV) if len(
+                view.legal_moves) > 1 else view.legal_moves[0]
         if not worker.is_cancelled:
             self.app.call_from_thread(self.bot_moved, seat, move, generation)
 
@@ -914,9 +921,13 @@ class QuitScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "stay"),
     ]
 
+    def __init__(self, question: str = "Quit the game? The game so far is saved.") -> None:
+        super().__init__()
+        self.question = question
+
     def compose(self) -> ComposeResult:
         with Vertical(id="quit-box"):
-            yield Static("Quit the game? The game so far is saved.\n\n"
+            yield Static(f"{self.question}\n\n"
                          "[b]y[/b]: quit    [b]n[/b] / Esc: keep playing", id="quit-text")
             with Horizontal(id="quit-buttons"):
                 yield Button("Quit", id="yes", variant="error")
