@@ -375,6 +375,20 @@ def test_bad_flags_give_clear_errors(args: list[str], words: str) -> None:
     assert words in result.output
 
 
+def test_flags_make_the_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: list[Options] = []
+    monkeypatch.setattr(YanivApp, "run", lambda self, *a, **k: seen.append(self.options))
+    result = CliRunner().invoke(cli_app, [
+        "play", "--opponents", "2", "--level", "easy", "--rules", "hebrew",
+        "--option", "yaniv_threshold=5", "--seed", "5", "--name", "Dana",
+        "--delay", "0", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (options,) = seen
+    assert options.levels == ("easy", "easy") and options.seed == 5 and options.name == "Dana"
+    assert options.rules == RuleSet.preset("hebrew", yaniv_threshold=5)
+    assert options.data_dir == tmp_path and options.delay == 0
+
+
 # ----------------------------------------------------------------- snapshots
 
 

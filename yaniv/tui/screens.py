@@ -376,7 +376,8 @@ class TableScreen(Screen[None]):
             widget.set_class(i == self.cursor, "-cursor")
         hand_box = self.query_one("#hand-box")
         hand_box.border_title = (f"{names[HUMAN]}: hand {view.hand_value}"
-                                 f" · score {view.scores[HUMAN]}")
+                                 f" · score {view.scores[HUMAN]}"
+                                 + (" · out of the game" if view.out[HUMAN] else ""))
         hand_box.set_class(view.my_turn, "-turn")
         self.query_one("#selection", Static).update(self.selection_text())
         self.query_one("#status", Static).update(self.status_text())
@@ -792,6 +793,9 @@ class RoundEndScreen(ModalScreen[str]):
             path = self.controller.record_path
             saved = f"The game is saved: yaniv replay {path}\n" if path else ""
             return Text(saved + "Enter: a new game · q: quit", style="bold")
+        if self.controller.game.out[HUMAN]:
+            return Text("You are out. Enter: watch the next round · n: a new game · q: quit",
+                        style="bold")
         return Text("Enter: next round · q: quit", style="bold")
 
     def report(self) -> RenderableType:
@@ -842,13 +846,19 @@ class RoundEndScreen(ModalScreen[str]):
         parts.append(scores)
         return Group(*parts)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer a new game only when the game is over for the person."""
+        if action == "new":
+            return self.over or self.controller.game.out[HUMAN]
+        return True
+
     def action_close(self) -> None:
         """Next round, or a new game when it is over."""
         self.dismiss("new" if self.over else "next")
 
     def action_new(self) -> None:
-        """A new game (after the last round)."""
-        if self.over:
+        """A new game (after the last round, or once the person is out)."""
+        if self.over or self.controller.game.out[HUMAN]:
             self.dismiss("new")
 
     def action_quit(self) -> None:
