@@ -258,6 +258,7 @@ class TableScreen(Screen[None]):
         self.palette = "mono" if opts.no_color else ("four" if opts.four_color else "two")
         self.selected: list[Card] = []
         self.cursor = 0
+        self.cursor_shown = False  # the cursor appears once the arrow keys are used
         self.message = ""
         self.coach_on = False
         self.coach_text: RenderableType = ""
@@ -373,7 +374,9 @@ class TableScreen(Screen[None]):
             card = hand[i] if i < len(hand) else None
             widget.show(card, self.palette, str((i + 1) % 10) if i < 10 else "")
             widget.set_class(card is not None and card in self.selected, "-selected")
-            widget.set_class(i == self.cursor, "-cursor")
+            cursor = self.cursor_shown and i == self.cursor and card is not None
+            widget.set_class(cursor, "-cursor")
+            widget.border_subtitle = "▲" if cursor else ""
         hand_box = self.query_one("#hand-box")
         hand_box.border_title = (f"{names[HUMAN]}: hand {view.hand_value}"
                                  f" · score {view.scores[HUMAN]}"
@@ -612,7 +615,9 @@ class TableScreen(Screen[None]):
     def action_cursor(self, step: int) -> None:
         """Move the hand's cursor."""
         if self.hand:
-            self.cursor = (self.cursor + step) % len(self.hand)
+            if self.cursor_shown:
+                self.cursor = (self.cursor + step) % len(self.hand)
+            self.cursor_shown = True
             self.refresh_table()
 
     def action_toggle_cursor(self) -> None:
