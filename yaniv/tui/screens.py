@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import time
 from typing import Any
@@ -526,8 +527,9 @@ class TableScreen(Screen[None]):
             self.refresh_table()
             self.after_change()
         elif result == "new":
-            app = self.app
-            app.switch_screen(SetupScreen(self.controller.options))
+            # The same choices again, but a fresh shuffle unless the player sets a seed.
+            options = dataclasses.replace(self.controller.options, seed=None)
+            self.app.switch_screen(SetupScreen(options))
         else:
             self.app.exit()
 
