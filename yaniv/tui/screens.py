@@ -393,10 +393,9 @@ class TableScreen(Screen[None]):
 
     def pile_owner(self) -> int | None:
         """Who laid the previous discard (None for the turned-up card)."""
-        group = self.previous_discard()
+        in_group = {NAMES[c] for c in self.previous_discard()}
         for seat, text in reversed(self.view.events):
-            if (text.startswith(("discard", "slap")) and group
-                    and text.split()[-1] in {NAMES[c] for c in group}):
+            if text.startswith(("discard", "slap")) and in_group & set(text.split()[1:]):
                 return seat
         return None
 
