@@ -33,10 +33,10 @@ SIZE = (120, 40)
 
 
 def make_app(tmp_path: Path, seed: int = 1, levels: tuple[str, ...] = ("easy", "easy"),
-             rules: RuleSet | None = None, start: bool = True) -> YanivApp:
+             rules: RuleSet | None = None, start: bool = True, delay: float = 0.0) -> YanivApp:
     """A deterministic app: fixed seed and names, no bot delay, records in a tmp dir."""
     options = Options(rules=rules or RuleSet(), levels=levels, name="Tester", seed=seed,
-                      delay=0.0, data_dir=tmp_path)
+                      delay=delay, data_dir=tmp_path)
     return YanivApp(options, start=start)
 
 
@@ -292,6 +292,27 @@ def test_game_over_then_a_new_game(tmp_path: Path) -> None:
             await pilot.press("enter")
             await pilot.pause()
             assert isinstance(app.screen, SetupScreen)
+
+    asyncio.run(main())
+
+
+def test_the_table_waits_while_help_is_open(tmp_path: Path) -> None:
+    async def main() -> None:
+        app = make_app(tmp_path, delay=0.5)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            for key in greedy_keys(app):
+                await pilot.press(key)
+            await pilot.press("question_mark")
+            controller = app.controller
+            assert controller is not None and not controller.human_to_act
+            moves = len(controller.game.moves)
+            await pilot.pause(0.8)
+            assert isinstance(app.screen, HelpScreen)
+            assert len(controller.game.moves) == moves, "the computer waits behind the help"
+            await pilot.press("escape")
+            await settle(pilot, app)
+            assert len(controller.game.moves) > moves
 
     asyncio.run(main())
 

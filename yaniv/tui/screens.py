@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
+from textual.events import Resize, ScreenResume
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
@@ -265,6 +265,7 @@ class TableScreen(Screen[None]):
         self.coach_text: RenderableType = ""
         self.coach_asked = 0
         self.generation = 0
+        self.pending: tuple[int, Move, int] | None = None  # a bot move held while a modal is up
         self.view: PlayerView = controller.view()
 
     # ------------------------------------------------------------- layout
@@ -553,6 +554,9 @@ class TableScreen(Screen[None]):
         """Play a computer seat's chosen move (in the UI thread)."""
         if generation != self.generation or self.controller.game.to_move != seat:
             return
+        if self.app.screen is not self:  # help or quit is open: the table waits
+            self.pending = (seat, move, generation)
+            return
         error = self.controller.play(seat, move)
         if error is not None:  # a bot bug must not stop the game: play a legal move
             fallback = self.controller.view(seat).legal_moves
@@ -561,6 +565,13 @@ class TableScreen(Screen[None]):
             self.controller.play(seat, next(m for m in fallback if m != YANIV))
         self.refresh_table()
         self.after_change()
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """Back from help or quit: play the computer's move that waited."""
+        if self.pending is not None:
+            seat, move, generation = self.pending
+            self.pending = None
+            self.bot_moved(seat, move, generation)
 
     def human_play(self, *moves: Move) -> bool:
         """Play the person's moves in order; shows the first refusal."""
