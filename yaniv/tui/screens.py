@@ -42,6 +42,8 @@ from .widgets import BACK, CardWidget, StockWidget, cards_line, face
 PILE_KEYS = "abcefgijkmnortuvwxz"
 #: The smallest terminal the table is drawn in.
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+#: From this height on, the table spreads out.
+TALL_HEIGHT = 32
 MAX_HAND = 12
 MAX_PILE = 14
 #: How many rounds the score table shows.
@@ -318,6 +320,7 @@ class TableScreen(Screen[None]):
         """Hide the table in a terminal smaller than MIN_WIDTH x MIN_HEIGHT."""
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-small")
+        self.set_class(height >= TALL_HEIGHT, "-tall")
         self.query_one("#too-small", Static).update(
             f"The terminal is too small for the table: {width}x{height}.\n"
             f"Please make it at least {MIN_WIDTH}x{MIN_HEIGHT} (q quits)."
