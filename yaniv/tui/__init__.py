@@ -1,0 +1,1 @@
+"""The terminal game (Textual): ``yaniv play``. Textual is imported only by ``app``."""

@@ -16,7 +16,7 @@ from .. import discards as D
 from .. import record
 from ..bots import get_bot
 from ..bots.base import Bot, bot_names
-from ..cards import NAMES, RANK, SUIT, VALUE, Card, cards_text, mask_of
+from ..cards import NAMES, RANK, SUIT, Card, cards_text, mask_of
 from ..errors import YanivError
 from ..game import Game, Phase, ResultKind, RoundResult
 from ..moves import Discard, Draw, Move, Pass, Slap, Yaniv
@@ -292,9 +292,6 @@ class Controller:
         """The move log, oldest first."""
         return [line.text for line in self.log]
 
-    def score_rows(self) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
-        """Per finished round: its number, each seat's round points and score after it."""
-        return [(i + 1, r.result.points, r.result.scores) for i, r in enumerate(self.game.history)]
 
 
 def result_headline(result: RoundResult, names: Sequence[str], human: int | None = HUMAN) -> str:
@@ -345,7 +342,3 @@ def score_equation(result: RoundResult, seat: int, rules: RuleSet) -> str:
         text += ", OUT"
     return text
 
-
-def hand_total(cards: Sequence[Card]) -> int:
-    """The value of some cards."""
-    return sum(VALUE[c] for c in cards)
