@@ -1,14 +1,18 @@
-"""Level ``expert``: determinized Monte Carlo search.
+"""Level ``expert``: determinized Monte Carlo search on top of tuned hand heuristics.
 
-At the start of each turn the expert samples a few worlds: the opponents' unknown cards drawn
-from the unseen cards (keeping every public fact: hand sizes, cards known in hands; weighted
-toward low cards like the coach), the rest shuffled into a stock of the right size. It then
-plays its few best candidate turns (the heuristic's top plans, and Yaniv when it is legal)
-in every world, and the rest of the round with a fast heuristic for every seat on the raw game
-state, and keeps the candidate with the best average outcome: the others' points minus its own,
-with the bonus and eliminations counted. The rest of a turn (the draw after a searched discard,
-a slap) follows the plan or the heuristics. The budget is a fixed number of worlds, so a seed
-gives the same moves on any machine.
+At the start of a turn where Yaniv is legal and the coach's odds are neither clear-cut high nor
+low, the expert samples worlds: the opponents' unknown cards drawn from the unseen cards
+(keeping every public fact: hand sizes, cards known in hands; weighted toward low cards like the
+coach), the rest shuffled into a stock of the right size. In every world it compares calling now
+(the showdown is exact there) with its best turn followed by the rest of the round played out by
+a fast heuristic for every seat on the raw game state, and keeps the choice with the best average
+outcome: the others' points minus its own, with the bonus and eliminations counted.
+
+The same search can also weigh the heuristic's ``candidates`` best turns against each other;
+measured in the arena that made the expert weaker (rollout noise and a rollout policy unlike the
+real opponents), so it is off by default (``candidates=1``). The expert's turns come from the
+shared heuristics with a shed weight tuned in the arena (``EXPERT_SHED_WEIGHT``). The budget is a
+fixed number of worlds, so a seed gives the same moves on any machine.
 """
 
 from __future__ import annotations
@@ -30,13 +34,20 @@ from .medium_bot import deliberate_pays, heuristic_move
 
 #: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
 _CALL_AT = (0, 1, 3, 5, 7, 7, 7, 7, 7, 7, 7, 7)
+#: The expert's weight of a hand's next shed (the medium level uses ``H.SHED_WEIGHT``); tuned in
+#: arena games: 0.35 loses to medium, 0.75 / 0.9 / 1.0 beat it, above 1 hoards high cards.
+EXPERT_SHED_WEIGHT = 1.0
 #: Turns played in a rollout before the round is judged by the hands.
 ROLLOUT_TURNS = 24
 
 
-def _rollout_turn(g: Game) -> None:
-    """One whole turn of the fast heuristic for the seat to move, on the raw game."""
+def _rollout_turn(g: Game, me: int, w_me: float) -> None:
+    """One whole turn of the fast heuristic for the seat to move, on the raw game.
+
+    Seat ``me`` judges hands with weight ``w_me``, the others like the medium level.
+    """
     p = g._to_move
+    w = w_me if p == me else H.SHED_WEIGHT
     rules = g.rules
     value = g.values[p]
     if g.can_yaniv() and value <= rules.yaniv_threshold:
@@ -54,10 +65,10 @@ def _rollout_turn(g: Game) -> None:
         for d in legal_discards(hand, rules):
             rest = hand ^ d.mask
             vr = value - H.mask_value(d.mask)
-            e = H.stock_eval(rest, vr, rules, H.DECK_DIST) if stock_ok else 1e9
+            e = H.stock_eval(rest, vr, rules, H.DECK_DIST, w) if stock_ok else 1e9
             dr: Card | None = None
             for c in pickable:
-                x = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules)
+                x = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
                 if x < e:
                     e, dr = x, c
             if e < best:
@@ -70,21 +81,21 @@ def _rollout_turn(g: Game) -> None:
         if g.phase == Phase.SLAP:
             g.apply(SLAPS[g.drawn])
         return
-    opts = H.draw_first_options(hand, value, g.pickable, stock_ok, rules, H.DECK_DIST)
+    opts = H.draw_first_options(hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, w=w)
     card = opts[0][1]
     g.apply(DRAW_STOCK if card is None else DRAWS[card])
     hand = g.hands[p]
-    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules)
+    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules, w=w)
     g.apply(ds[0][1])
 
 
 def rollout(g: Game, me: int, others: Sequence[int], before: Sequence[int],
-            turns: int = ROLLOUT_TURNS) -> float:
+            turns: int = ROLLOUT_TURNS, w_me: float = EXPERT_SHED_WEIGHT) -> float:
     """Play the round out with the fast heuristic; my outcome (higher is better)."""
     for _ in range(turns):
         if g.phase >= Phase.ROUND_OVER:
             break
-        _rollout_turn(g)
+        _rollout_turn(g, me, w_me)
     return outcome(g, me, others, before)
 
 
@@ -111,13 +122,15 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, worlds: int = 12, candidates: int = 3,
-                 margin: float = 3.0, search_yaniv: bool = False) -> None:
+    def __init__(self, seed: int | None = None, worlds: int = 16, candidates: int = 1,
+                 margin: float = 3.0, search_yaniv: bool = True,
+                 shed_weight: float = EXPERT_SHED_WEIGHT) -> None:
         self.rng = random.Random(seed)
         self.worlds = worlds
         self.candidates = candidates
         self.margin = margin
         self.search_yaniv = search_yaniv
+        self.w = shed_weight
         self._plan: tuple[int, int, Card | None] | None = None
 
     # ------------------------------------------------------------- the decision
@@ -138,9 +151,9 @@ class ExpertBot:
                 m = DRAW_STOCK if plan[2] is None else DRAWS[plan[2]]
                 if m in moves:
                     return m
-            return heuristic_move(view, self.rng)
+            return heuristic_move(view, self.rng, 1.0, self.w)
         if phase == Phase.DISCARD:
-            return heuristic_move(view, self.rng)
+            return heuristic_move(view, self.rng, 1.0, self.w)
         return self._start(view)
 
     def _start(self, view: PlayerView) -> Move:
@@ -156,7 +169,7 @@ class ExpertBot:
         scores: list[float] = []
         if not rules.draw_first:
             for e, d, draw in H.plan_discard_first(hand, value, view.pickable, stock_ok, rules,
-                                                   dist, collects, 1.0):
+                                                   dist, collects, 1.0, self.w):
                 if d in moves and all(d != c for c, _ in cands):
                     cands.append((d, draw))
                     scores.append(e)
@@ -164,9 +177,9 @@ class ExpertBot:
                     break
         else:
             for e, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules,
-                                                dist, collects, 1.0):
+                                                dist, collects, 1.0, self.w):
                 m = DRAW_STOCK if card is None else DRAWS[card]
-                if m in moves:
+                if m in moves and len(cands) < self.candidates:
                     cands.append((m, None))
                     scores.append(e)
         yaniv_ok = YANIV in moves
@@ -256,13 +269,14 @@ class ExpertBot:
                     else:
                         g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
                 elif g.phase == Phase.DISCARD:
-                    ds = H.best_discard_after_draw(g.hands[me], g.values[me], g.drawn, g.rules)
+                    ds = H.best_discard_after_draw(g.hands[me], g.values[me], g.drawn, g.rules,
+                                                   w=self.w)
                     g.apply(ds[0][1])
                 if g.phase == Phase.SLAP:
                     g.apply(SLAPS[g.drawn])
                 if g.phase >= Phase.ROUND_OVER:
                     totals[i] += outcome(g, me, others, before)
                 else:
-                    totals[i] += rollout(g, me, others, before)
+                    totals[i] += rollout(g, me, others, before, w_me=self.w)
         return totals
 

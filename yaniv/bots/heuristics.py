@@ -69,9 +69,13 @@ def shed_max(hand: int, rules: RuleSet) -> int:
     return v
 
 
-def hand_eval(hand: int, value: int, rules: RuleSet) -> float:
-    """How bad a hand is to hold after one's turn (lower is better)."""
-    e = value - SHED_WEIGHT * shed_max(hand, rules)
+def hand_eval(hand: int, value: int, rules: RuleSet, w: float = SHED_WEIGHT) -> float:
+    """How bad a hand is to hold after one's turn (lower is better).
+
+    ``w`` weighs what the hand can shed next turn: at 1 the hand counts as what stays after the
+    next discard; above 1 high cards start to look good, which they are not.
+    """
+    e = value - w * shed_max(hand, rules)
     if value <= rules.yaniv_threshold:
         e -= YANIV_BONUS
     return e
@@ -89,14 +93,15 @@ def value_dist(cards: Iterable[Card]) -> tuple[float, ...]:
     return tuple(x / n for x in counts)
 
 
-def stock_eval(hand: int, value: int, rules: RuleSet, dist: Sequence[float]) -> float:
+def stock_eval(hand: int, value: int, rules: RuleSet, dist: Sequence[float],
+               w: float = SHED_WEIGHT) -> float:
     """Expected ``hand_eval`` after drawing an unknown card with value distribution ``dist``."""
     ms = shed_max(hand, rules)
     t = rules.yaniv_threshold
     e = 0.0
     for v, p in enumerate(dist):
         if p:
-            x = value + v - SHED_WEIGHT * (ms if ms > v else v)
+            x = value + v - w * (ms if ms > v else v)
             if value + v <= t:
                 x -= YANIV_BONUS
             e += p * x
@@ -145,16 +150,17 @@ def plan_discard_first(
     dist: Sequence[float],
     collects: int = 0,
     feed_weight: float = 0.0,
+    w: float = SHED_WEIGHT,
 ) -> list[tuple[float, Discard, Card | None]]:
     """Every legal discard with its best following draw (None: the stock), best first."""
     plans: list[tuple[float, Discard, Card | None]] = []
     for d in legal_discards(hand, rules):
         rest = hand ^ d.mask
         vr = value - mask_value(d.mask)
-        best = stock_eval(rest, vr, rules, dist) if stock_ok else 1e9
+        best = stock_eval(rest, vr, rules, dist, w) if stock_ok else 1e9
         draw: Card | None = None
         for c in pickable_cards:
-            e = hand_eval(rest | 1 << c, vr + VALUE[c], rules)
+            e = hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
             if e < best:
                 best, draw = e, c
         if feed_weight:
@@ -166,13 +172,13 @@ def plan_discard_first(
 
 def best_draw(
     hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
-    dist: Sequence[float],
+    dist: Sequence[float], w: float = SHED_WEIGHT,
 ) -> Card | None:
     """The draw (a pickable card, or None for the stock) that leaves the best hand."""
-    best = stock_eval(hand, value, rules, dist) if stock_ok else 1e9
+    best = stock_eval(hand, value, rules, dist, w) if stock_ok else 1e9
     draw: Card | None = None
     for c in pickable_cards:
-        e = hand_eval(hand | 1 << c, value + VALUE[c], rules)
+        e = hand_eval(hand | 1 << c, value + VALUE[c], rules, w)
         if e < best:
             best, draw = e, c
     return draw
@@ -180,7 +186,7 @@ def best_draw(
 
 def best_discard_after_draw(
     hand: int, value: int, drawn: int, rules: RuleSet, collects: int = 0,
-    feed_weight: float = 0.0,
+    feed_weight: float = 0.0, w: float = SHED_WEIGHT,
 ) -> list[tuple[float, Discard]]:
     """Draw-first: the legal discards of ``hand`` (the drawn card in it), best first.
 
@@ -191,7 +197,7 @@ def best_discard_after_draw(
     for d in legal_discards(hand, rules):
         if d.mask == hand or d.cards == (drawn,):
             continue
-        e = hand_eval(hand ^ d.mask, value - mask_value(d.mask), rules)
+        e = hand_eval(hand ^ d.mask, value - mask_value(d.mask), rules, w)
         if feed_weight:
             e += feed_penalty(d, rules, collects, feed_weight)
         out.append((e, d))
@@ -201,29 +207,25 @@ def best_discard_after_draw(
 
 def draw_first_options(
     hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
-    dist: Sequence[float], collects: int = 0, feed_weight: float = 0.0,
+    dist: Sequence[float], collects: int = 0, feed_weight: float = 0.0, w: float = SHED_WEIGHT,
 ) -> list[tuple[float, Card | None]]:
     """Draw-first, at the start of a turn: each draw with the best discard after it, best first."""
     out: list[tuple[float, Card | None]] = []
     if stock_ok:
         # The unknown card mostly does not combine: judge the discard from the current hand.
         best = 1e9
-        ms = 0
         for d in legal_discards(hand, rules):
             if d.mask == hand:
                 continue
-            dv = mask_value(d.mask)
-            rest = hand ^ d.mask
-            e = stock_eval(rest, value - dv, rules, dist)
+            e = stock_eval(hand ^ d.mask, value - mask_value(d.mask), rules, dist, w)
             if e < best:
                 best = e
-            ms = max(ms, dv)
         if best == 1e9:  # a single card: whatever is drawn, one of the two goes
-            best = stock_eval(hand, value, rules, dist) - SHED_WEIGHT * 0
+            best = stock_eval(hand, value, rules, dist, w)
         out.append((best, None))
     for c in pickable_cards:
         h = hand | 1 << c
-        ds = best_discard_after_draw(h, value + VALUE[c], c, rules, collects, feed_weight)
+        ds = best_discard_after_draw(h, value + VALUE[c], c, rules, collects, feed_weight, w)
         out.append((ds[0][0] if ds else 1e9, c))
     out.sort(key=lambda p: p[0])
     return out
