@@ -26,6 +26,7 @@ from ..cards import VALUE, Card, mask_of
 from ..discards import legal_discards
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
+from ..rules import RuleSet
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
@@ -37,6 +38,8 @@ _CALL_AT = (0, 1, 3, 5, 7, 7, 7, 7, 7, 7, 7, 7)
 #: The expert's weight of a hand's next shed (the medium level uses ``H.SHED_WEIGHT``); tuned in
 #: arena games: 0.35 loses to medium, 0.75 / 0.9 / 1.0 beat it, above 1 hoards high cards.
 EXPERT_SHED_WEIGHT = 1.0
+#: The same with draw-first, where 1.0 loses to medium (43.5% of 200) and 0.55 or 0.8 win 58%.
+DRAW_FIRST_SHED_WEIGHT = 0.55
 #: Turns played in a rollout before the round is judged by the hands.
 ROLLOUT_TURNS = 24
 
@@ -124,14 +127,21 @@ class ExpertBot:
 
     def __init__(self, seed: int | None = None, worlds: int = 16, candidates: int = 1,
                  margin: float = 3.0, search_yaniv: bool = True,
-                 shed_weight: float = EXPERT_SHED_WEIGHT) -> None:
+                 shed_weight: float | None = None) -> None:
         self.rng = random.Random(seed)
         self.worlds = worlds
         self.candidates = candidates
         self.margin = margin
         self.search_yaniv = search_yaniv
-        self.w = shed_weight
+        self.w = shed_weight  # None: by the rules (see ``weight``)
+        self.w_now = EXPERT_SHED_WEIGHT
         self._plan: tuple[int, int, Card | None] | None = None
+
+    def weight(self, rules: RuleSet) -> float:
+        """The shed weight for these rules (measured: draw-first plays best lower)."""
+        if self.w is not None:
+            return self.w
+        return DRAW_FIRST_SHED_WEIGHT if rules.draw_first else EXPERT_SHED_WEIGHT
 
     # ------------------------------------------------------------- the decision
 
@@ -142,6 +152,7 @@ class ExpertBot:
             raise ValueError(f"seat {view.seat} has no move to make")
         if len(moves) == 1:
             return moves[0]
+        self.w_now = self.weight(view.rules)
         phase = view.phase
         if phase == Phase.SLAP:
             return next((m for m in moves if isinstance(m, Slap)), PASS)
@@ -151,9 +162,9 @@ class ExpertBot:
                 m = DRAW_STOCK if plan[2] is None else DRAWS[plan[2]]
                 if m in moves:
                     return m
-            return heuristic_move(view, self.rng, 1.0, self.w)
+            return heuristic_move(view, self.rng, 1.0, self.w_now)
         if phase == Phase.DISCARD:
-            return heuristic_move(view, self.rng, 1.0, self.w)
+            return heuristic_move(view, self.rng, 1.0, self.w_now)
         return self._start(view)
 
     def _start(self, view: PlayerView) -> Move:
@@ -169,7 +180,7 @@ class ExpertBot:
         scores: list[float] = []
         if not rules.draw_first:
             for e, d, draw in H.plan_discard_first(hand, value, view.pickable, stock_ok, rules,
-                                                   dist, collects, 1.0, self.w):
+                                                   dist, collects, 1.0, self.w_now):
                 if d in moves and all(d != c for c, _ in cands):
                     cands.append((d, draw))
                     scores.append(e)
@@ -177,7 +188,7 @@ class ExpertBot:
                     break
         else:
             for e, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules,
-                                                dist, collects, 1.0, self.w):
+                                                dist, collects, 1.0, self.w_now):
                 m = DRAW_STOCK if card is None else DRAWS[card]
                 if m in moves and len(cands) < self.candidates:
                     cands.append((m, None))
@@ -270,13 +281,13 @@ class ExpertBot:
                         g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
                 elif g.phase == Phase.DISCARD:
                     ds = H.best_discard_after_draw(g.hands[me], g.values[me], g.drawn, g.rules,
-                                                   w=self.w)
+                                                   w=self.w_now)
                     g.apply(ds[0][1])
                 if g.phase == Phase.SLAP:
                     g.apply(SLAPS[g.drawn])
                 if g.phase >= Phase.ROUND_OVER:
                     totals[i] += outcome(g, me, others, before)
                 else:
-                    totals[i] += rollout(g, me, others, before, w_me=self.w)
+                    totals[i] += rollout(g, me, others, before, w_me=self.w_now)
         return totals
 
