@@ -106,3 +106,25 @@ def test_advice_recommends_a_sure_yaniv() -> None:
     game = _position("AS", "KD QC JS", known="KD QC JS")
     tips = advise(game.view(0))
     assert str(tips[0].move) == "yaniv" and "100%" in tips[0].reason
+
+
+def test_a_call_above_the_threshold_is_a_deliberate_assaf() -> None:
+    from yaniv import Game, RuleSet
+    from yaniv.bots import get_bot
+    from yaniv.bots.coach import advise, yaniv_success_probability
+    from yaniv.moves import YANIV
+
+    rules = RuleSet.preset("hebrew")
+    # The Hebrew article's example: 61 + 9 + 30 = 100, less the 50 bonus: the call pays.
+    paying = Game.from_position(rules, [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
+                                ["4C", "8S"], [["9C"]], to_move=0, scores=[61, 10, 20, 30])
+    view = paying.view(0)
+    assert yaniv_success_probability(view) == 0.0
+    assert advise(view)[0].move == YANIV and "worth it" in advise(view)[0].reason
+    assert get_bot("medium", seed=1).choose(view) == YANIV
+    # At 60 the same call lands on 99: no bonus, so it only costs.
+    costly = Game.from_position(rules, [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
+                                ["4C", "8S"], [["9C"]], to_move=0, scores=[60, 10, 20, 30])
+    view = costly.view(0)
+    assert advise(view)[0].move != YANIV
+    assert get_bot("medium", seed=1).choose(view) != YANIV

@@ -118,7 +118,10 @@ def calibrate(p: float, a: float = CAL_A, b: float = CAL_B) -> float:
 
 def yaniv_success_probability(view: PlayerView) -> float:
     """The probability that calling Yaniv now succeeds: no other active player at or under my
-    hand value (a tie counts against the caller)."""
+    hand value (a tie counts against the caller). A call above the threshold, where the rules
+    allow it, is a deliberate Assaf (R15) and never succeeds."""
+    if view.hand_value > view.rules.yaniv_threshold:
+        return 0.0
     p, exact = raw_success(view)
     return p if exact else calibrate(p)
 
@@ -196,7 +199,12 @@ def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
     collects = mask_of(view.known[nxt])
     stock_ok = view.stock_size > 0
     out: list[Advice] = []
-    if YANIV in view.legal_moves:
+    if YANIV in view.legal_moves and value > rules.yaniv_threshold:
+        cost = -call_expectation(view, 0.0)
+        out.append(Advice(YANIV, 100.0 if cost > 0 else -100.0,
+                          f"a deliberate Assaf (R15): it costs you {cost:.0f} points "
+                          "after any bonus" + ("; worth it" if cost <= 0 else "")))
+    elif YANIV in view.legal_moves:
         p = yaniv_success_probability(view)
         verdict = "call it" if should_call(view, p) else "risky"
         score = -100.0 if should_call(view, p) else 100.0

@@ -11,7 +11,7 @@ from ..moves import DRAW_STOCK, DRAWS, PASS, YANIV, Discard, Move, Slap
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
-from .coach import opponents, should_call, yaniv_success_probability
+from .coach import call_expectation, opponents, should_call, yaniv_success_probability
 
 
 def heuristic_move(view: PlayerView, rng: random.Random, feed_weight: float = 1.0,
@@ -83,8 +83,11 @@ class MediumBot:
 
 
 def deliberate_pays(view: PlayerView) -> bool:
-    """A deliberate Yaniv (R15) that surely ends a first-over game with me the lowest."""
+    """A deliberate Yaniv (R15) that lands me on a bonus for a net gain (the Hebrew article's
+    61 + 9 + 30 = 100, less 50), or surely ends a first-over game with me the lowest."""
     rules = view.rules
+    if call_expectation(view, 0.0) > 0:
+        return True
     if rules.end_mode != "first_over":
         return False
     mine = view.scores[view.seat] + view.hand_value + rules.assaf_penalty
