@@ -264,3 +264,28 @@ def test_no_next_round_before_the_round_ends() -> None:
     with pytest.raises(IllegalMoveError, match="no next round"):
         game.next_round()
     assert game.fingerprint() == before
+
+
+def test_a_clone_shuffles_like_its_original_but_apart() -> None:
+    game = Game.new(RuleSet(), 2, seed=3)
+    copy = game.clone()
+    for g in (game, copy):  # the same moves to the end of the round, then a new deal each
+        rng = random.Random(1)
+        while g.phase is not Phase.ROUND_OVER:
+            legal = g.legal_moves()
+            g.play(YANIV if YANIV in legal else rng.choice(legal))
+        g.next_round()
+    assert game.deal == copy.deal
+    assert game.rng is not copy.rng
+    state = copy.rng.getstate()
+    game.rng.random()
+    assert copy.rng.getstate() == state
+
+
+def test_known_cards_in_a_built_position() -> None:
+    game = Game.from_position(None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0,
+                              known=[[], ["9S"]])
+    assert game.view(0).known == ((), (game.hand(1)[1],))
+    with pytest.raises(SetupError, match="does not hold: KS"):
+        Game.from_position(None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0,
+                           known=[["KS"], []])

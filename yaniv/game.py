@@ -150,6 +150,7 @@ class Game:
         "rules", "n", "rng", "seed", "names", "scores", "out", "hands", "values", "counts",
         "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
         "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
+        "_rng_shared",
     )
 
     rules: RuleSet
@@ -178,6 +179,7 @@ class Game:
     result: RoundResult | None  # the last finished round's
     winners: tuple[int, ...]
     _script: list[tuple[Card, ...]] | None  # replay: stock orders to use instead of shuffling
+    _rng_shared: bool  # rng is shared with a clone: copy it before the next shuffle
 
     # ----------------------------------------------------------------- construction
 
@@ -219,13 +221,15 @@ class Game:
         *,
         scores: Sequence[int] | None = None,
         out: Iterable[int] = (),
+        known: Sequence[Iterable[Card | str]] | None = None,
         names: Sequence[str] | None = None,
         seed: int | None = None,
     ) -> Game:
         """A position at the start of ``to_move``'s turn, like a FEN for a chess board.
 
         ``stock`` lists the top card first; ``discards`` the pile's groups oldest first, each in
-        laid order, the last being the previous player's discard. Cards are ints or notation.
+        laid order, the last being the previous player's discard. ``known`` gives, per seat,
+        the cards of its hand that were seen taken from the pile. Cards are ints or notation.
         Raises SetupError naming what cannot be.
         """
         rules = rules or RuleSet()
@@ -276,6 +280,15 @@ class Game:
         game.out = [s in out_set for s in range(n)]
         for s, h in enumerate(hand_cards):
             game._set_hand(s, h)
+        if known is not None:
+            if len(known) != n:
+                raise SetupError(f"known cards for {len(known)} seats, but {n} players")
+            for s, cards in enumerate(known):
+                mask = mask_of(_cards(cards))
+                if mask & ~game.hands[s]:
+                    raise SetupError(f"seat {s} is said to hold cards it does not hold: "
+                                     f"{cards_text(cards_of(mask & ~game.hands[s]))}")
+                game.known[s] = mask
         game.stock = stock_cards[::-1]
         game.pile = groups
         game.kinds = kinds
@@ -311,6 +324,7 @@ class Game:
         game.result = None
         game.winners = ()
         game._script = None
+        game._rng_shared = False
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -323,7 +337,7 @@ class Game:
         """Deal a round (R4) with the game's rng, or lay out a recorded ``deal``."""
         if deal is None:
             cards = deck(self.rules.jokers)
-            self.rng.shuffle(cards)
+            self._shuffle(cards)
             h = self.rules.hand_size
             hands: list[tuple[Card, ...]] = []
             k = 0
@@ -364,12 +378,26 @@ class Game:
             if len(h) != (0 if self.out[s] else self.rules.hand_size):
                 raise SetupError(f"seat {s} is dealt {len(h)} cards")
 
+    def _shuffle(self, cards: list[Card]) -> None:
+        if self._rng_shared:
+            # Copy on write: a clone and its original shuffle alike but independently.
+            own = random.Random()
+            own.setstate(self.rng.getstate())
+            self.rng = own
+            self._rng_shared = False
+        self.rng.shuffle(cards)
+
     def clone(self) -> Game:
-        """An independent copy (finished rounds are shared: they never change)."""
+        """An independent copy (finished rounds are shared: they never change).
+
+        The copy's random generator starts in the original's state, so both deal and refill
+        alike, and neither advances the other's.
+        """
         g = Game.__new__(Game)
         g.rules = self.rules
         g.n = self.n
         g.rng = self.rng
+        g._rng_shared = self._rng_shared = True
         g.seed = self.seed
         g.names = self.names
         g.scores = self.scores[:]
@@ -628,7 +656,7 @@ class Game:
                 raise SetupError("a recorded refill does not hold the cards of the pile")
             stock = list(scripted)
         else:
-            self.rng.shuffle(cards)
+            self._shuffle(cards)
             stock = cards
         self.refills.append((len(self.moves), tuple(stock)))
         self.stock = stock[::-1]

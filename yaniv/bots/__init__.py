@@ -7,6 +7,6 @@
 True
 """
 
-from .base import BOTS, Bot, get_bot, register
+from .base import BOTS, Bot, bot_names, get_bot, register
 
-__all__ = ["BOTS", "Bot", "get_bot", "register"]
+__all__ = ["BOTS", "Bot", "bot_names", "get_bot", "register"]

@@ -1,4 +1,5 @@
-"""Level ``random``: a uniformly random legal move, but Yaniv whenever it is legal."""
+"""Level ``random``: a uniformly random legal move, but Yaniv whenever it is legal at or under
+the threshold, so that games end."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from .base import register
 
 @register("random")
 class RandomBot:
-    """Plays a uniformly random legal move; calls Yaniv whenever allowed, so games end."""
+    """Plays a uniformly random legal move; calls Yaniv whenever allowed at or under the
+    threshold, so games end (a deliberate call above it is one random move among the rest)."""
 
     name = "random"
 
@@ -23,6 +25,6 @@ class RandomBot:
         moves = view.legal_moves
         if not moves:
             raise ValueError(f"seat {view.seat} has no move to make")
-        if YANIV in moves:
+        if YANIV in moves and view.hand_value <= view.rules.yaniv_threshold:
             return YANIV
         return self.rng.choice(moves)
