@@ -21,6 +21,14 @@ class Bot(Protocol):
         ...
 
 
+def legal_moves(view: PlayerView) -> tuple[Move, ...]:
+    """The moves a bot may choose from; a view of a seat not to act is a caller's error."""
+    if not view.legal_moves:
+        raise YanivError(f"seat {view.seat} has no move to make (phase {view.phase.label}, "
+                         f"to move: {view.to_move})")
+    return view.legal_moves
+
+
 BotFactory = Callable[[int | None], Bot]
 
 #: Bot factories by name; each level's module registers itself on import.

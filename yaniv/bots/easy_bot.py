@@ -9,7 +9,7 @@ from ..cards import VALUE, Card, mask_of
 from ..game import Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, YANIV, Discard, Move, Slap
 from ..view import PlayerView
-from .base import register
+from .base import legal_moves, register
 from .heuristics import combines, mask_value, stalled
 
 
@@ -29,9 +29,7 @@ class EasyBot:
 
     def choose(self, view: PlayerView) -> Move:
         """The greedy move."""
-        moves = view.legal_moves
-        if not moves:
-            raise ValueError(f"seat {view.seat} has no move to make")
+        moves = legal_moves(view)
         if YANIV in moves and view.hand_value <= view.rules.yaniv_threshold:
             return YANIV
         phase = view.phase

@@ -29,7 +29,7 @@ from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
 from ..rules import RuleSet
 from ..view import PlayerView
 from . import heuristics as H
-from .base import register
+from .base import legal_moves, register
 from .coach import raw_success, sample_unknown, should_call, yaniv_success_probability
 from .medium_bot import deliberate_pays, heuristic_move
 
@@ -147,9 +147,7 @@ class ExpertBot:
 
     def choose(self, view: PlayerView) -> Move:
         """The expert move."""
-        moves = view.legal_moves
-        if not moves:
-            raise ValueError(f"seat {view.seat} has no move to make")
+        moves = legal_moves(view)
         if len(moves) == 1:
             return moves[0]
         self.w_now = self.weight(view.rules)

@@ -10,7 +10,7 @@ from ..game import Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, YANIV, Discard, Move, Slap
 from ..view import PlayerView
 from . import heuristics as H
-from .base import register
+from .base import legal_moves, register
 from .coach import call_expectation, opponents, should_call, yaniv_success_probability
 
 
@@ -67,9 +67,7 @@ class MediumBot:
 
     def choose(self, view: PlayerView) -> Move:
         """The medium move."""
-        moves = view.legal_moves
-        if not moves:
-            raise ValueError(f"seat {view.seat} has no move to make")
+        moves = legal_moves(view)
         if YANIV in moves:
             rules = view.rules
             value = view.hand_value

@@ -7,7 +7,7 @@ import random
 
 from ..moves import YANIV, Move
 from ..view import PlayerView
-from .base import register
+from .base import legal_moves, register
 
 
 @register("random")
@@ -22,9 +22,7 @@ class RandomBot:
 
     def choose(self, view: PlayerView) -> Move:
         """A random legal move, Yaniv first."""
-        moves = view.legal_moves
-        if not moves:
-            raise ValueError(f"seat {view.seat} has no move to make")
+        moves = legal_moves(view)
         if YANIV in moves and view.hand_value <= view.rules.yaniv_threshold:
             return YANIV
         return self.rng.choice(moves)
