@@ -138,3 +138,23 @@ def test_replay_and_rules_commands(tmp_path: Path) -> None:
     assert json.loads(result.output) == RuleSet.preset("hebrew").to_dict()
     result = runner.invoke(app, ["rules", "quick", "-o", "bogus=1"])
     assert result.exit_code != 0 and "unknown option 'bogus'" in result.output
+
+
+def test_the_public_log_names_every_move_and_refill() -> None:
+    # Two players who never call: rounds run long enough for the stock to be refilled.
+    game = Game.new(RuleSet(yaniv_threshold=0), 2, seed=6)
+    rng = random.Random(6)
+    seen = []
+    while not game.refills or len(game.moves) < game.refills[0][0] + 3:
+        legal = [m for m in game.legal_moves() if m != YANIV]
+        game.play(rng.choice(legal))
+        if rng.random() < 0.3:
+            seen.append(game.view(0).events)  # built step by step, as during a game
+    expected: list[tuple[int, str]] = []
+    for i, (seat, move) in enumerate(game.moves):
+        expected.append((seat, str(move)))
+        expected += [(-1, f"refill {len(stock)}") for at, stock in game.refills if at == i + 1]
+    assert game.view(1).events == tuple(expected)
+    assert game.clone().view(0).events == tuple(expected)
+    assert all(tuple(expected[: len(log)]) == log for log in seen)
+    assert (-1, f"refill {len(game.refills[0][1])}") in expected

@@ -150,7 +150,7 @@ class Game:
         "rules", "n", "rng", "seed", "names", "scores", "out", "hands", "values", "counts",
         "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
         "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
-        "_rng_shared",
+        "_rng_shared", "_events", "_logged",
     )
 
     rules: RuleSet
@@ -180,6 +180,8 @@ class Game:
     winners: tuple[int, ...]
     _script: list[tuple[Card, ...]] | None  # replay: stock orders to use instead of shuffling
     _rng_shared: bool  # rng is shared with a clone: copy it before the next shuffle
+    _events: list[tuple[int, str]]  # this round's public log so far, built lazily for views
+    _logged: int  # the moves that _events covers
 
     # ----------------------------------------------------------------- construction
 
@@ -325,6 +327,8 @@ class Game:
         game.winners = ()
         game._script = None
         game._rng_shared = False
+        game._events = []
+        game._logged = 0
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -357,6 +361,8 @@ class Game:
         self.kinds = [D.SINGLE]
         self.moves = []
         self.refills = []
+        self._events = []
+        self._logged = 0
         self._begin_turn(deal.starter)
 
     def next_round(self, deal: Deal | None = None) -> None:
@@ -421,6 +427,8 @@ class Game:
         g.result = self.result
         g.winners = self.winners
         g._script = None if self._script is None else self._script[:]
+        g._events = []
+        g._logged = 0
         return g
 
     # ----------------------------------------------------------------- queries
@@ -452,6 +460,22 @@ class Game:
             self.drawn, self.round_no, self.deal, tuple(self.moves), tuple(self.refills),
             tuple(self.history), self.result, self.winners,
         )
+
+    def public_events(self) -> tuple[tuple[int, str], ...]:
+        """This round's moves in notation, and a ``(-1, "refill N")`` after each stock refill.
+
+        Every move is public (a stock draw does not name its card), so this is the log any
+        seat may see. Built incrementally: views ask for it at every decision.
+        """
+        events = self._events
+        for i in range(self._logged, len(self.moves)):
+            seat, move = self.moves[i]
+            events.append((seat, str(move)))
+            for at, stock in self.refills:
+                if at == i + 1:
+                    events.append((-1, f"refill {len(stock)}"))
+        self._logged = len(self.moves)
+        return tuple(events)
 
     def stock_top(self) -> list[Card]:
         """The stock, top card first."""

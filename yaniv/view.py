@@ -157,23 +157,10 @@ class PlayerView:
         return cls.from_dict(json.loads(text))
 
 
-def public_events(game: Game) -> tuple[tuple[int, str], ...]:
-    """The round's moves in notation, with each stock refill where it happened."""
-    events: list[tuple[int, str]] = []
-    refills = iter(game.refills)
-    pending = next(refills, None)
-    for i, (seat, move) in enumerate(game.moves):
-        events.append((seat, str(move)))
-        while pending is not None and pending[0] == i + 1:
-            events.append((-1, f"refill {len(pending[1])}"))
-            pending = next(refills, None)
-    return tuple(events)
-
-
 def make_view(game: Game, seat: int) -> PlayerView:
     """The view of ``seat`` (use ``game.view(seat)``)."""
-    if not 0 <= seat < game.n:
-        raise ValueError(f"no seat {seat} in a game of {game.n}")
+    if not isinstance(seat, int) or not 0 <= seat < game.n:
+        raise ValueError(f"no seat {seat!r} in a game of {game.n} players")
     own_turn = game.to_move == seat
     drawn = game.drawn if own_turn and game.drawn >= 0 else None
     return PlayerView(
@@ -193,7 +180,7 @@ def make_view(game: Game, seat: int) -> PlayerView:
         known=tuple(tuple(cards_of(k)) for k in game.known),
         drawn=drawn,
         legal_moves=tuple(game.legal_moves()) if own_turn else (),
-        events=public_events(game),
+        events=game.public_events(),
         starter=None if game.deal is None else game.deal.starter,
         result=game.result,
         winners=game.winners,
