@@ -143,3 +143,30 @@ def test_medium_sheds_a_pair_and_does_not_call_into_an_assaf() -> None:
                               [["QH"]], 0)
     sure.known[1] = 1 << parse_card("AH")  # AH was seen taken from the pile
     assert str(get_bot("medium", 0).choose(sure.view(0))) != "yaniv"
+
+
+def test_expert_aims_its_hand_at_a_bonus_target() -> None:
+    from yaniv.bots.expert_bot import ExpertBot, bonus_pull
+
+    def position(score: int) -> Game:
+        # The others hold one card each: someone is likely to end the round before my turn.
+        return Game.from_position(RuleSet(), [["KS", "AC"], ["QH"], ["JH"], ["TC"]],
+                                  ["4H", "5H", "7H", "2S", "3S", "8D", "6C"], [["9H"]], 0,
+                                  scores=[score, 0, 0, 0])
+
+    def turn(score: int, pull: float) -> list[str]:
+        game, bot = position(score), ExpertBot(seed=0, pull=pull)
+        first = bot.choose(game.view(0))
+        game.play(first)
+        return [str(first), str(bot.choose(game.view(0)))]
+
+    # At 90, keeping AC 9H (10) lands on 100 if another player ends the round: halved to 50.
+    assert turn(90, 1.0) == ["discard KS", "draw 9H"]
+    assert turn(90, 0.0) == ["discard KS", "draw stock"]
+    assert turn(20, 1.0) == ["discard KS", "draw stock"]  # no target in reach
+    pull = bonus_pull(position(90).view(0))
+    assert pull is not None and pull[0] == 10 and pull[1] > 0
+    assert bonus_pull(position(20).view(0)) is None
+    assert bonus_pull(Game.from_position(RuleSet(bonus="none"), [["KS", "AC"], ["QH"]],
+                                         ["4H", "5H"], [["9H"]], 0, scores=[90, 0]).view(0)) \
+        is None
