@@ -47,7 +47,8 @@ DRAW_FIRST_SHED_WEIGHT = 0.55
 ROLLOUT_TURNS = 24
 #: Weight of the bonus pull (R18): aiming the hand I hold after my turn at the value that lands
 #: my score exactly on a bonus target should another player end the round. Measured in the
-#: arena (200 four-player games, seed 7: 27.0% without, 44.0% at 1.0).
+#: arena against medium, seed 1, with the coach of 73192b5: 4 players 43.6% of 1000 games
+#: (27.3% of 300 without the pull), 2 players 68.4% of 1000.
 BONUS_PULL = 1.0
 #: Rough chance, by an opponent's hand size (0..5 cards), that it ends the round before my next
 #: turn.
