@@ -77,14 +77,8 @@ def _rollout_turn(g: Game, me: int, w_me: float) -> None:
         draw: Card | None = None
         pickable = g.pickable
         for d in legal_discards(hand, rules):
-            rest = hand ^ d.mask
-            vr = value - H.mask_value(d.mask)
-            e = H.stock_eval(rest, vr, rules, H.DECK_DIST, w) if stock_ok else 1e9
-            dr: Card | None = None
-            for c in pickable:
-                x = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
-                if x < e:
-                    e, dr = x, c
+            e, dr = H.draw_choice(hand ^ d.mask, value - H.mask_value(d.mask), pickable,
+                                  stock_ok, rules, H.DECK_DIST, w)
             if e < best:
                 best, pick, draw = e, d, dr
         assert pick is not None

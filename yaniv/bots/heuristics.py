@@ -156,13 +156,8 @@ def plan_discard_first(
     plans: list[tuple[float, Discard, Card | None]] = []
     for d in legal_discards(hand, rules):
         rest = hand ^ d.mask
-        vr = value - mask_value(d.mask)
-        best = stock_eval(rest, vr, rules, dist, w) if stock_ok else 1e9
-        draw: Card | None = None
-        for c in pickable_cards:
-            e = hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
-            if e < best:
-                best, draw = e, c
+        best, draw = draw_choice(rest, value - mask_value(d.mask), pickable_cards, stock_ok,
+                                 rules, dist, w)
         if feed_weight:
             best += feed_penalty(d, rules, collects, feed_weight)
         plans.append((best, d, draw))
@@ -175,13 +170,21 @@ def best_draw(
     dist: Sequence[float], w: float = SHED_WEIGHT,
 ) -> Card | None:
     """The draw (a pickable card, or None for the stock) that leaves the best hand."""
+    return draw_choice(hand, value, pickable_cards, stock_ok, rules, dist, w)[1]
+
+
+def draw_choice(
+    hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
+    dist: Sequence[float], w: float = SHED_WEIGHT,
+) -> tuple[float, Card | None]:
+    """The best draw for ``hand`` (None: the stock) and the judgement of the hand it leaves."""
     best = stock_eval(hand, value, rules, dist, w) if stock_ok else 1e9
     draw: Card | None = None
     for c in pickable_cards:
         e = hand_eval(hand | 1 << c, value + VALUE[c], rules, w)
         if e < best:
             best, draw = e, c
-    return draw
+    return best, draw
 
 
 def best_discard_after_draw(
