@@ -99,7 +99,7 @@ def expected_points(game: Game, caller: int) -> tuple[ResultKind, list[int]]:
     if kind is ResultKind.YANIV:
         for s in others:
             points[s] = v[s]
-    elif rules.assaf_scoring == "caller_only":
+    elif kind is ResultKind.ASSAF and rules.assaf_scoring == "caller_only":
         points[caller] = rules.assaf_penalty
     else:
         points[caller] = v[caller] + rules.assaf_penalty

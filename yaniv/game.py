@@ -722,8 +722,8 @@ class Game:
         if kind is ResultKind.YANIV:
             for s in others:
                 points[s] = values[s]
-        elif rules.assaf_scoring == "caller_only":
-            points[caller] = rules.assaf_penalty
+        elif kind is ResultKind.ASSAF and rules.assaf_scoring == "caller_only":
+            points[caller] = rules.assaf_penalty  # R14's option; a deliberate call is always R15
         else:
             points[caller] = c + rules.assaf_penalty
             for s in others:

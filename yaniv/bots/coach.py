@@ -176,12 +176,13 @@ def call_expectation(view: PlayerView, p: float) -> float:
     """The expected change of my standing from calling now, in points (higher is better).
 
     A success costs me nothing and costs the others their hands; an Assaf costs me my hand plus
-    the penalty. The bonus and the elimination limit are taken into account.
+    the penalty (the penalty alone under ``caller_only``, except for a deliberate call, which
+    R15 always scores in full). The bonus and the elimination limit are taken into account.
     """
     rules = view.rules
     mine = view.hand_value
     score = view.scores[view.seat]
-    if rules.assaf_scoring == "caller_only":
+    if rules.assaf_scoring == "caller_only" and mine <= rules.yaniv_threshold:
         fail_pts = rules.assaf_penalty
     else:
         fail_pts = mine + rules.assaf_penalty
