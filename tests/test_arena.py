@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from yaniv.arena import calibration_table, deal_for, lineup_for, percentile, run_arena, wilson
+from yaniv.arena import (
+    MAX_MOVES,
+    GameTask,
+    calibration_table,
+    deal_for,
+    lineup_for,
+    percentile,
+    play_game,
+    run_arena,
+    wilson,
+)
+from yaniv.bots import BOTS
 from yaniv.cli import app
 from yaniv.errors import YanivError
+from yaniv.moves import Discard, Draw, Move, Yaniv
 from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
 
 
 def test_wilson_interval_matches_the_formula() -> None:
@@ -63,6 +78,8 @@ def test_small_arena_report_has_the_required_keys() -> None:
     assert sum(b["wins"] for b in report["bots"]) >= 6  # every game has a winner
     assert len(report["calibration"]) == 10
     assert report["errors"] == []
+    assert report["capped"] == 0 and report["capped_games"] == []
+    assert report["max_moves"] == MAX_MOVES
 
 
 def test_arena_is_deterministic_for_a_seed() -> None:
@@ -101,3 +118,151 @@ def test_cli_arena_bad_input_is_a_clear_error(args: list[str], message: str) -> 
     result = CliRunner().invoke(app, ["arena", "--games", "1", *args])
     assert result.exit_code != 0
     assert message in result.output
+
+
+# ----------------------------------------------------------------- the move cap
+
+
+class Cycler:
+    """Never calls Yaniv; takes back the card just discarded before it whenever it may.
+
+    Two of them pass the same cards to and fro for ever: no stock draw, no hand shrinks.
+    """
+
+    name = "cycler"
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = [m for m in view.legal_moves if not isinstance(m, Yaniv)]
+        for m in moves:
+            if isinstance(m, Draw) and m.card is not None:
+                return m
+        singles = [m for m in moves if isinstance(m, Discard) and len(m.cards) == 1]
+        return (singles or moves)[0]
+
+
+@pytest.fixture
+def cycler(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(BOTS, "cycler", lambda _seed: Cycler())
+    return "cycler"
+
+
+def test_max_moves_is_a_generous_named_cap() -> None:
+    assert MAX_MOVES == 5_000
+    assert GameTask(0, ("easy", "easy"), RuleSet(), 1).max_moves == MAX_MOVES
+
+
+def test_a_game_that_cycles_forever_is_capped_at_max_moves(cycler: str) -> None:
+    t0 = time.perf_counter()
+    r = play_game(GameTask(0, (cycler, cycler), RuleSet(), 5))
+    assert time.perf_counter() - t0 < 10
+    assert r["capped"] is True and r["moves"] == MAX_MOVES
+    assert r["winners"] == [] and r["errors"] == []
+    assert r["rounds"] == 0  # the cycle never ended the first round
+
+
+def test_capped_games_are_reported_and_won_by_no_one(cycler: str) -> None:
+    report = run_arena([cycler], 2, 3, RuleSet(), seed=2, max_moves=300)
+    assert report["capped"] == 3 and report["capped_games"] == [0, 1, 2]
+    assert report["max_moves"] == 300
+    assert "capped game is a win for no one" in report["wins_counting"]
+    (bot,) = report["bots"]
+    assert bot["games"] == 6 and bot["wins"] == 0 and bot["capped"] == 6
+    assert report["errors"] == []
+
+
+def test_a_cycling_bot_against_a_finisher_is_only_capped_when_unfinished(cycler: str) -> None:
+    report = run_arena([cycler, "easy"], 2, 4, RuleSet(), seed=2, max_moves=2_000)
+    assert report["capped"] == 0  # easy calls Yaniv: every game ends
+    assert sum(b["wins"] for b in report["bots"]) >= 4
+
+
+def _marker_bot(tmp_path: Path) -> tuple[str, Path]:
+    """A program seat that leaves a file behind when started: proof that a game ran."""
+    marker = tmp_path / "started"
+    script = tmp_path / "marker.py"
+    script.write_text(f"open({str(marker)!r}, 'w').close()\nimport sys\nfor _ in sys.stdin:\n"
+                      "    print('{\"move\": \"yaniv\"}', flush=True)\n")
+    return f"cmd:{sys.executable} {script}", marker
+
+
+def _flat(output: str) -> str:
+    """CLI output with Rich's panel borders and line wrapping taken out."""
+    return " ".join(output.replace("\u2502", " ").split())
+
+
+def test_cli_reports_capped_games_in_the_table_and_json(tmp_path: Path) -> None:
+    script = tmp_path / "cycle.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    moves = [m for m in json.loads(line)['view']['legal_moves'] if m != 'yaniv']\n"
+        "    draws = [m for m in moves if m.startswith('draw ') and m != 'draw stock']\n"
+        "    singles = [m for m in moves if m.startswith('discard') and len(m.split()) == 2]\n"
+        "    print(json.dumps({'move': (draws or singles or moves)[0]}), flush=True)\n")
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["arena", "--bots", f"cmd:{sys.executable} {script}",
+                                      "--games", "2", "--max-moves", "120",
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["capped"] == 2 and report["max_moves"] == 120
+    assert all(b["wins"] == 0 and b["capped"] == 4 for b in report["bots"])
+    assert "capped (stopped after 120 moves, a win for no one): 2 games" in _flat(result.output)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "1.5"])
+def test_cli_refuses_a_bad_max_moves(value: str) -> None:
+    result = CliRunner().invoke(app, ["arena", "--games", "1", f"--max-moves={value}"])
+    assert result.exit_code == 2
+    assert "--max-moves" in _flat(result.output)
+
+
+# ----------------------------------------------------------------- settings checked first
+
+
+@pytest.mark.parametrize(("option", "name", "message"), [
+    ("--json", "missing/r.json", "does not exist"),
+    ("--json", ".", "is a directory"),
+    ("--plot", "missing/r.png", "does not exist"),
+    ("--plot", ".", "is a directory"),
+    ("--plot", "r.nosuchformat", "unknown image format"),
+])
+def test_cli_refuses_an_unwritable_output_before_any_game(
+        tmp_path: Path, option: str, name: str, message: str) -> None:
+    spec, marker = _marker_bot(tmp_path)
+    path = tmp_path / name
+    result = CliRunner().invoke(app, ["arena", "--bots", spec, "--games", "2",
+                                      option, str(path)])
+    assert result.exit_code == 2, result.output
+    text = _flat(result.output)
+    assert option in text and message in text
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    assert not marker.exists()  # refused before a single game was played
+
+
+def test_cli_marker_bot_does_start_when_the_outputs_are_fine(tmp_path: Path) -> None:
+    spec, marker = _marker_bot(tmp_path)
+    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
+                                      "--json", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert marker.exists() and (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "inf", "-inf", "nan"])
+def test_cli_refuses_a_time_limit_that_is_not_positive_and_finite(
+        tmp_path: Path, value: str) -> None:
+    spec, marker = _marker_bot(tmp_path)
+    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
+                                      "--time-limit", value])
+    assert result.exit_code == 2, result.output
+    text = _flat(result.output)
+    assert "--time-limit" in text and "positive, finite number of seconds" in text
+    assert "Traceback" not in result.output
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("value", [-1.0, 0.0, math.inf, math.nan])
+def test_run_arena_refuses_a_time_limit_that_is_not_positive_and_finite(value: float) -> None:
+    with pytest.raises(YanivError, match="--time-limit"):
+        run_arena(["easy"], 2, 1, RuleSet(), time_limit=value)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
 from yaniv import Game
-from yaniv.arena import run_arena
+from yaniv.arena import MAX_LINE_BYTES, BotFailure, CmdBot, run_arena
 from yaniv.moves import parse_move
 from yaniv.rules import RuleSet
 
@@ -75,3 +79,101 @@ def test_misbehaving_programs_lose_with_a_clear_error(tmp_path: Path) -> None:
 def test_a_program_that_cannot_start_is_reported(tmp_path: Path) -> None:
     report = run_arena([f"cmd:{tmp_path}/no-such-program", "easy"], 2, 2, RuleSet(), seed=1)
     assert report["bots"][0]["wins"] == 0 and "cannot start" in report["errors"][0]["error"]
+
+
+# ----------------------------------------------------------------- bounded reading and writing
+
+
+def test_a_program_flooding_output_without_newlines_fails_fast_naming_the_limit(
+        tmp_path: Path) -> None:
+    spec = _script(tmp_path, "flood", "    while True:\n"
+                   "        sys.stdout.write('x' * 65536)\n        sys.stdout.flush()\n")
+    t0 = time.perf_counter()
+    report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=30)
+    assert time.perf_counter() - t0 < 10  # failed on the limit, not on the 30 s time limit
+    flood, easy = report["bots"]
+    assert flood["wins"] == 0 and easy["wins"] == 2 and flood["errors"] == 2
+    message = flood["error_messages"][0]
+    assert f"{MAX_LINE_BYTES} bytes" in message and "without a newline" in message
+    assert "flood.py" in message  # names the bot
+    assert MAX_LINE_BYTES == 1 << 20
+
+
+def test_the_line_limit_refuses_only_longer_lines(tmp_path: Path) -> None:
+    game = Game.new(RuleSet(), players=2, seed=1)
+    assert game.to_move is not None
+    view = game.view(game.to_move)
+    move = str(view.legal_moves[0])
+    for pad, ok in ((900, True), (1100, False)):
+        body = f"    print(json.dumps({{'move': {move!r}, 'pad': 'p' * {pad}}}), flush=True)\n"
+        bot = CmdBot(_script(tmp_path, f"pad{pad}", body)[4:], time_limit=10, max_line=1000)
+        try:
+            if ok:
+                assert str(bot.choose(view)) == move
+            else:
+                with pytest.raises(BotFailure, match="longer than the limit of 1000 bytes"):
+                    bot.choose(view)
+        finally:
+            bot.close()
+
+
+def test_a_program_that_stops_reading_fails_within_the_time_limit(tmp_path: Path) -> None:
+    path = tmp_path / "deaf.py"
+    path.write_text("import time\ntime.sleep(30)\n")
+    bot = CmdBot(f"{sys.executable} {path}", time_limit=0.5)
+    try:
+        t0 = time.perf_counter()
+        with pytest.raises(BotFailure, match="did not read its input within 0.5 s"):
+            bot._send(b"x" * (8 << 20), time.monotonic() + 0.5)  # more than any pipe holds
+        assert time.perf_counter() - t0 < 5
+    finally:
+        bot.close()
+
+
+# ----------------------------------------------------------------- `yaniv bot` on bad input
+
+
+def test_bot_command_answers_bad_input_in_words_and_goes_on() -> None:
+    game = Game.new(RuleSet(), players=2, seed=4)
+    assert game.to_move is not None
+    view = game.view(game.to_move)
+    other = game.view(1 - game.to_move)
+    good = json.dumps({"view": view.to_dict()}).encode()
+    partial = view.to_dict()
+    del partial["hand"]
+    requests = [
+        (b"\xff\xfe{}", "not valid UTF-8 (byte 0xff at position 0)"),
+        (b"not json", "the line is not JSON"),
+        (b"[1, 2]", "the line is a JSON array, not an object"),
+        (b'{"nothing": 1}', 'the request has no "view"'),
+        (b'{"view": 5}', '"view" is a JSON number, not an object'),
+        (b'{"view": "x"}', '"view" is a JSON string, not an object'),
+        (json.dumps({"view": partial}).encode(), "the view lacks the key 'hand'"),
+        (json.dumps({"view": other.to_dict()}).encode(), "the view has no legal moves"),
+        (good, None),
+    ]
+    data = b"\n".join(r for r, _ in requests) + b'\n{"quit": true}\n' + good + b"\n"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    proc = subprocess.run([*YANIV_BOT, "random"], input=data, capture_output=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr.decode(errors="replace")
+    answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert len(answers) == len(requests)  # one per request, none after the quit
+    for (request, words), answer in zip(requests, answers, strict=True):
+        if words is None:
+            assert parse_move(answer["move"]) in view.legal_moves
+            continue
+        assert set(answer) == {"error"}, (request, answer)
+        assert words in answer["error"], (request, answer)
+        for name in ("Error:", "KeyError", "TypeError", "Traceback", "Exception"):
+            assert name not in answer["error"], (request, answer)
+
+
+def test_bot_command_survives_invalid_utf8_under_strict_stdin() -> None:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    proc = subprocess.run([*YANIV_BOT, "random"], input=b"\xff\n", capture_output=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    (answer,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "not valid UTF-8" in answer["error"]
+
