@@ -177,3 +177,39 @@ def test_bot_command_survives_invalid_utf8_under_strict_stdin() -> None:
     (answer,) = [json.loads(line) for line in proc.stdout.splitlines()]
     assert "not valid UTF-8" in answer["error"]
 
+
+# ----------------------------------------------------------------- sets in any laid order
+
+REVERSE_SETS = """\
+import json, sys
+count_file = sys.argv[1]
+for line in sys.stdin:
+    moves = json.loads(line)['view']['legal_moves']
+
+    def is_set(move):
+        cards = move.split()[1:]
+        return (move.startswith('discard ') and len(cards) >= 2
+                and not {'RJ', 'BJ'} & set(cards) and len({c[0] for c in cards}) == 1)
+
+    sets = [m for m in moves if is_set(m)]
+    move = moves[0] if moves[0] == 'yaniv' or not sets else sets[0]
+    if is_set(move):
+        move = 'discard ' + ' '.join(reversed(move.split()[1:]))
+        with open(count_file, 'a') as f:
+            f.write(move + '\\n')
+    print(json.dumps({'move': move}), flush=True)
+"""
+
+
+def test_a_set_laid_in_reverse_order_is_accepted(tmp_path: Path) -> None:
+    script = tmp_path / "reverse_sets.py"
+    script.write_text(REVERSE_SETS)
+    played = tmp_path / "reversed.txt"
+    spec = f"cmd:{sys.executable} {script} {played}"
+    games = 4
+    report = run_arena([spec, "easy"], 2, games, RuleSet(), seed=3, time_limit=10)
+    assert report["errors"] == [], report["errors"][:3]  # never ejected
+    assert report["capped"] == 0
+    assert sum(b["wins"] for b in report["bots"]) >= games  # every game finished
+    laid = played.read_text().splitlines()
+    assert len(laid) >= 5  # sets really were laid reversed, several times
