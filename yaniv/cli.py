@@ -9,10 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import record
 from .cards import cards_text, sort_key
 from .errors import YanivError
+from .events import Drew
 from .game import Game, ResultKind
 from .moves import DRAW_STOCK, Yaniv
 from .rules import DESCRIPTIONS, PRESETS, RuleSet
@@ -77,7 +79,6 @@ def replay_command(
     """Print a recorded game turn by turn, every hand shown."""
     try:
         data = record.load(file)
-        held: set[int] = set()  # the hand of the seat to move, before its move
         parts: list[str] = []
         for game, seat, move in record.iter_replay(data):
             if move is None:
@@ -85,27 +86,35 @@ def replay_command(
                 assert deal is not None
                 console.rule(f"Round {game.round_no}")
                 for s in game.active_seats():
-                    console.print(f"  {game.names[s]:>12}: {_hand_text(game, s)}")
-                console.print(f"  turned up {cards_text([deal.up])}; "
-                              f"{game.names[deal.starter]} starts")
+                    _say(f"  {game.names[s]:>12}: {_hand_text(game, s)}")
+                _say(f"  turned up {cards_text([deal.up])}; {game.names[deal.starter]} starts")
             elif isinstance(move, Yaniv):
                 _print_result(game)
             else:
                 text = str(move)
                 if move == DRAW_STOCK:
-                    # A record holds every card, so a replay names the card drawn from the stock.
-                    drawn = set(game.hand(seat)) - held
-                    text += f" ({cards_text(drawn)})"
+                    # A record holds every card, so a replay names the card drawn from the stock:
+                    # the drawer's own events show it.
+                    drew = next(e for e in reversed(game.round_events(seat))
+                                if isinstance(e, Drew))
+                    text += f" ({cards_text([drew.card] if drew.card is not None else [])})"
                 parts.append(text)
                 if game.to_move != seat:
-                    console.print(f"{game.names[seat]:>12}: {', '.join(parts):<36} "
-                                  f"-> {_hand_text(game, seat)}")
+                    _say(f"{game.names[seat]:>12}: {', '.join(parts):<36} "
+                         f"-> {_hand_text(game, seat)}")
                     parts = []
-            if game.to_move is not None:
-                held = set(game.hand(game.to_move))
     except YanivError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        _error(str(exc))
         raise typer.Exit(1) from None
+
+
+def _say(line: str) -> None:
+    """Print a line as plain text: names and other record text are never markup."""
+    console.print(Text(line))
+
+
+def _error(message: str) -> None:
+    console.print(Text.assemble(("error:", "red"), " ", message))
 
 
 def _print_result(game: Game) -> None:
@@ -113,18 +122,17 @@ def _print_result(game: Game) -> None:
     assert result is not None
     kind = {ResultKind.YANIV: "Yaniv!", ResultKind.ASSAF: "Assaf!",
             ResultKind.DELIBERATE: "Deliberate Yaniv"}[result.kind]
-    console.print(f"{game.names[result.caller]:>12}: yaniv with "
-                  f"{result.hand_values[result.caller]}: [bold]{kind}[/] "
-                  f"{game.names[result.winner]} wins the round")
+    _say(f"{game.names[result.caller]:>12}: yaniv with {result.hand_values[result.caller]}: "
+         f"{kind} {game.names[result.winner]} wins the round")
     for s in range(game.n):
         if result.hands[s]:
             bonus = f" - {result.bonuses[s]} bonus" if result.bonuses[s] else ""
-            console.print(f"  {game.names[s]:>12}: {cards_text(result.hands[s]):<16} "
-                          f"+{result.points[s]}{bonus} = {result.scores[s]}"
-                          + ("  OUT" if s in result.newly_out else ""))
+            _say(f"  {game.names[s]:>12}: {cards_text(result.hands[s]):<16} "
+                 f"+{result.points[s]}{bonus} = {result.scores[s]}"
+                 + ("  OUT" if s in result.newly_out else ""))
     if result.game_winners:
-        console.print("[bold green]Game over.[/] Winner: "
-                      + ", ".join(game.names[s] for s in result.game_winners))
+        console.print(Text.assemble(("Game over.", "bold green"), " Winner: ",
+                                    ", ".join(game.names[s] for s in result.game_winners)))
 
 
 # Commands defined in their own modules register here.

@@ -7,11 +7,12 @@ them in a game's hot loop is a dictionary lookup.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import combinations, permutations
+from typing import Any, ClassVar, TypeVar, cast
 
 from .cards import RANK, SUIT, Card, cards_of
-from .moves import Discard
+from .moves import Discard, Move
 from .rules import RuleSet
 
 SINGLE, SET, RUN = 0, 1, 2
@@ -116,9 +117,57 @@ def canonical(cards: tuple[Card, ...], kind: int, rules: RuleSet) -> tuple[Card,
     return (first, *sorted(cards[1:-1]), last)
 
 
+_M = TypeVar("_M", bound=Move, covariant=True)
+
+
+class MoveList(tuple[_M, ...]):
+    """Legal moves, one per distinct outcome; ``in`` also finds a set laid in any other order.
+
+    R9 leaves a set's order to the player, so ``discard TC TS`` is legal and ``in`` the list
+    whenever ``discard TS TC`` is listed. Each rule variant has its own subclass (made by
+    ``move_list``) that knows the rules, so an instance is exactly a tuple in memory.
+    """
+
+    __slots__ = ()
+    rules: ClassVar[RuleSet] = RuleSet()
+
+    def __contains__(self, move: object) -> bool:
+        if tuple.__contains__(self, move):
+            return True
+        if isinstance(move, Discard) and len(move.cards) > 1:
+            rules = self.rules
+            if classify(move.cards, rules) == SET:
+                return tuple.__contains__(self, Discard(canonical(move.cards, SET, rules)))
+        return False
+
+
+_LIST_TYPES: dict[tuple[bool, str, int], type[MoveList[Any]]] = {}
+
+
+def _variant(rules: RuleSet) -> tuple[bool, str, int]:
+    """What legal discards and their canonical order depend on: one table per variant."""
+    order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
+    return (rules.jokers_in_sets, rules.joker_in_run, order)
+
+
+def move_list(moves: Iterable[_M], rules: RuleSet) -> MoveList[_M]:
+    """``moves`` as a MoveList whose ``in`` knows the set orders these rules permit."""
+    return _list_type(_variant(rules), rules)(moves)
+
+
+def _list_type(key: tuple[bool, str, int], rules: RuleSet) -> type[MoveList[Any]]:
+    found = _LIST_TYPES.get(key)
+    if found is None:
+        found = _LIST_TYPES[key] = cast(
+            "type[MoveList[Any]]",
+            type("MoveList", (MoveList,), {"__slots__": (), "rules": rules}),
+        )
+    return found
+
+
 _TABLE_LIMIT = 2_000_000
 #: Per rule variant: whole hand -> its discards; and the parts they are composed of.
-_TABLES: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+_TABLES: dict[tuple[bool, str, int], dict[int, MoveList[Discard]]] = {}
 _SETS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
 _RUNS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
 
@@ -128,15 +177,14 @@ _RANK_BITS = [0] + [sum(1 << (s * 13 + r - 1) for s in range(4)) for r in range(
 _SUIT_BITS = [((1 << 13) - 1) << (s * 13) for s in range(4)]
 
 
-def legal_discards(hand: int, rules: RuleSet) -> tuple[Discard, ...]:
+def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
     """Every legal discard of the hand (a bitmask), one per distinct outcome, in canonical order.
 
     Served from a table per hand; a hand seen for the first time is composed from its singles,
     the sets of each of its ranks and the runs of each of its suits, which have tables of
     their own (few distinct ones exist, so they are nearly always found there).
     """
-    order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
-    key = (rules.jokers_in_sets, rules.joker_in_run, order)
+    key = _variant(rules)
     table = _TABLES.get(key)
     if table is None:
         table = _TABLES[key] = {}
@@ -146,11 +194,11 @@ def legal_discards(hand: int, rules: RuleSet) -> tuple[Discard, ...]:
     if found is None:
         if len(table) >= _TABLE_LIMIT:
             table.clear()
-        found = table[hand] = _compose(hand, key)
+        found = table[hand] = _list_type(key, rules)(_compose(hand, key))
     return found
 
 
-def _compose(hand: int, key: tuple[bool, str, int]) -> tuple[Discard, ...]:
+def _compose(hand: int, key: tuple[bool, str, int]) -> list[Discard]:
     jokers_in_sets, joker_in_run, order = key
     sets, runs = _SETS[key], _RUNS[key]
     jokers = hand & _JOKER_BITS
@@ -183,7 +231,7 @@ def _compose(hand: int, key: tuple[bool, str, int]) -> tuple[Discard, ...]:
                         Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets)
                     )
                 out.extend(found)
-    return tuple(out)
+    return out
 
 
 def _suit_runs(part: int, joker_in_run: str, jokers_in_sets: bool) -> Iterator[tuple[Card, ...]]:

@@ -12,14 +12,14 @@ the unchecked fast path, and ``clone()`` is cheap. Hands are bitmasks of card in
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum, IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import discards as D
 from .cards import NAMES, VALUE, Card, cards_of, cards_text, deck, mask_of, parse_cards
-from .errors import CardError, IllegalMoveError, SetupError
+from .errors import CardError, IllegalMoveError, RuleError, SetupError
+from .events import Dealt, Discarded, Drew, Event, Passed, Refilled, Showdown, Slapped
 from .moves import (
     DRAW_STOCK,
     DRAWS,
@@ -35,108 +35,23 @@ from .moves import (
     parse_move,
 )
 from .rules import RuleSet
-
-if TYPE_CHECKING:
-    from .view import PlayerView
+from .state import Deal, Phase, ResultKind, RoundLog, RoundResult
+from .view import SPECTATOR, PlayerView
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-
-
-class Phase(IntEnum):
-    """Where a turn, round or game stands."""
-
-    START = 0  # a turn begins: Yaniv, or the turn's first part
-    DRAW = 1  # after a discard: must draw
-    DISCARD = 2  # draw-first, after the draw: must discard
-    SLAP = 3  # after a stock draw that matches: slap or pass
-    ROUND_OVER = 4
-    GAME_OVER = 5
-
-    @property
-    def label(self) -> str:
-        """The phase's name in scenario files and views: ``start``, ``round_over``..."""
-        return self.name.lower()
-
-
-class ResultKind(Enum):
-    """How a round ended."""
-
-    YANIV = "yaniv"
-    ASSAF = "assaf"
-    DELIBERATE = "deliberate"  # R15: a call above the threshold
+#: Scores a position may hold: far above any score limit, and small enough to stay exact.
+MAX_SCORE = 10**6
+_TURN_PHASES = ("start", "draw", "discard", "slap")
 
 
 @dataclass(frozen=True, slots=True)
-class RoundResult:
-    """The showdown of a round and what it did to the scores."""
+class Veil:
+    """What the other seats still see while a slap window is open (R22): the position before
+    the stock draw, so that nobody learns that a window opened."""
 
-    kind: ResultKind
-    caller: int
-    hands: tuple[tuple[Card, ...], ...]  # every seat's hand at the showdown (empty when out)
-    hand_values: tuple[int, ...]
-    assafers: tuple[int, ...]  # the seats that scored 0 beside or instead of the caller
-    points: tuple[int, ...]  # round points before the bonus
-    bonuses: tuple[int, ...]  # points taken off by the bonus (R18)
-    scores: tuple[int, ...]  # after the bonus
-    newly_out: tuple[int, ...]
-    winner: int
-    next_starter: int | None  # None when the game is over
-    game_winners: tuple[int, ...]  # empty unless the game is over
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict, cards in notation."""
-        return {
-            "kind": self.kind.value,
-            "caller": self.caller,
-            "hands": [[NAMES[c] for c in h] for h in self.hands],
-            "hand_values": list(self.hand_values),
-            "assafers": list(self.assafers),
-            "points": list(self.points),
-            "bonuses": list(self.bonuses),
-            "scores": list(self.scores),
-            "newly_out": list(self.newly_out),
-            "winner": self.winner,
-            "next_starter": self.next_starter,
-            "game_winners": list(self.game_winners),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RoundResult:
-        """The inverse of ``to_dict``."""
-        return cls(
-            kind=ResultKind(data["kind"]),
-            caller=int(data["caller"]),
-            hands=tuple(tuple(parse_cards(h)) for h in data["hands"]),
-            hand_values=tuple(data["hand_values"]),
-            assafers=tuple(data["assafers"]),
-            points=tuple(data["points"]),
-            bonuses=tuple(data["bonuses"]),
-            scores=tuple(data["scores"]),
-            newly_out=tuple(data["newly_out"]),
-            winner=int(data["winner"]),
-            next_starter=data["next_starter"],
-            game_winners=tuple(data["game_winners"]),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """A round's deal: each seat's hand, the turned-up card, the stock (top first), the starter."""
-
-    hands: tuple[tuple[Card, ...], ...]
-    up: Card
-    stock: tuple[Card, ...]
-    starter: int
-
-
-@dataclass(frozen=True, slots=True)
-class RoundLog:
-    """One finished round: its deal, every move with its seat, every stock refill, the result."""
-
-    deal: Deal
-    moves: tuple[tuple[int, Move], ...]
-    refills: tuple[tuple[int, tuple[Card, ...]], ...]  # (moves made before it, new stock top first)
-    result: RoundResult
+    pile: tuple[tuple[Card, ...], ...]
+    stock_size: int
+    events: int  # how many of the round's events they see
 
 
 _START, _DRAW, _DISCARD, _SLAP = Phase.START, Phase.DRAW, Phase.DISCARD, Phase.SLAP
@@ -147,16 +62,15 @@ class Game:
     """A game of Yaniv: the position of the current round, the scores, and the history."""
 
     __slots__ = (
-        "rules", "n", "rng", "seed", "names", "scores", "out", "hands", "values", "counts",
+        "rules", "n", "seed", "names", "scores", "out", "hands", "values", "counts",
         "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
         "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
-        "_rng_shared", "_events", "_logged",
+        "_refill_no", "_events", "_past_events", "_veil",
     )
 
     rules: RuleSet
     n: int
-    rng: random.Random
-    seed: int | None
+    seed: int  # every shuffle is derived from it, the round and the refill number
     names: tuple[str, ...]
     scores: list[int]
     out: list[bool]
@@ -179,9 +93,10 @@ class Game:
     result: RoundResult | None  # the last finished round's
     winners: tuple[int, ...]
     _script: list[tuple[Card, ...]] | None  # replay: stock orders to use instead of shuffling
-    _rng_shared: bool  # rng is shared with a clone: copy it before the next shuffle
-    _events: list[tuple[int, str]]  # this round's public log so far, built lazily for views
-    _logged: int  # the moves that _events covers
+    _refill_no: int  # refills so far this round (a position may start with some)
+    _events: list[Event]  # this round's events
+    _past_events: tuple[Event, ...]  # the events of the finished rounds (shared by clones)
+    _veil: Veil | None  # while a slap window is open: what the other seats see
 
     # ----------------------------------------------------------------- construction
 
@@ -198,14 +113,15 @@ class Game:
     ) -> Game:
         """A new game, its first round dealt: seat 0 deals and seat 1 starts (R4, R6).
 
-        Randomness comes only from ``rng``, or else from ``random.Random(seed)``; a recorded
+        Every shuffle is derived from ``seed``, the round and the refill number, so a clone or
+        a game resumed from its record deals exactly as the original. Without a seed, one is
+        drawn from ``rng`` (or from the system's randomness) and kept in the record. A recorded
         ``deal`` replaces the first shuffle.
         """
         rules = rules or RuleSet()
         _check_players(players, rules)
         game = cls._blank(rules, players, names)
-        game.seed = seed
-        game.rng = rng if rng is not None else random.Random(seed)
+        game.seed = _seed(seed, rng)
         game.round_no = 0
         if deal is not None:
             game._check_deal(deal)
@@ -215,7 +131,7 @@ class Game:
     @classmethod
     def from_position(
         cls,
-        rules: RuleSet | None,
+        rules: RuleSet | Mapping[str, Any] | None,
         hands: Sequence[Iterable[Card | str]],
         stock: Iterable[Card | str],
         discards: Sequence[Iterable[Card | str]],
@@ -226,20 +142,37 @@ class Game:
         known: Sequence[Iterable[Card | str]] | None = None,
         names: Sequence[str] | None = None,
         seed: int | None = None,
+        phase: Phase | str = "start",
+        drawn: Card | str | None = None,
+        round_no: int = 1,
+        refills: int = 0,
+        veil: Mapping[str, Any] | None = None,
     ) -> Game:
-        """A position at the start of ``to_move``'s turn, like a FEN for a chess board.
+        """A position, like a FEN for a chess board; ``position()`` gives it back.
 
         ``stock`` lists the top card first; ``discards`` the pile's groups oldest first, each in
-        laid order, the last being the previous player's discard. ``known`` gives, per seat,
-        the cards of its hand that were seen taken from the pile. Cards are ints or notation.
-        Raises SetupError naming what cannot be.
+        laid order; at the start of a turn the last group is the previous player's discard.
+        ``known`` gives, per seat, the cards of its hand that were seen taken from the pile.
+        ``phase`` is ``start`` (default), ``draw`` (after a discard: the last group is that
+        discard), ``discard`` (draw-first, after the draw: ``drawn`` is the card taken from the
+        pile, or None after a stock draw) or ``slap`` (``drawn`` is the stock card that may be
+        slapped; ``veil`` is what the others see). Cards are ints or notation. Raises
+        SetupError naming what cannot be.
         """
-        rules = rules or RuleSet()
+        if not isinstance(rules, RuleSet):
+            try:
+                rules = RuleSet.from_dict(rules or {})
+            except (RuleError, TypeError, AttributeError) as exc:
+                raise SetupError(f"rules: {exc}") from None
+        if isinstance(hands, str) or not isinstance(hands, Sequence):
+            raise SetupError(f"hands must be a list of hands, one per seat, not {hands!r:.60}")
         n = len(hands)
         _check_players(n, rules)
-        hand_cards = [_cards(h) for h in hands]
-        stock_cards = _cards(stock)
-        groups = [tuple(_cards(g)) for g in discards]
+        hand_cards = [_cards(h, f"seat {s}'s hand") for s, h in enumerate(hands)]
+        stock_cards = _cards(stock, "the stock")
+        if isinstance(discards, str) or not isinstance(discards, Sequence):
+            raise SetupError(f"discards must be a list of groups, not {discards!r:.60}")
+        groups = [tuple(_cards(g, "a discard group")) for g in discards]
         allowed = set(deck(rules.jokers))
         seen: set[Card] = set()
         every = [c for h in hand_cards for c in h] + stock_cards + [c for g in groups for c in g]
@@ -250,43 +183,58 @@ class Game:
             if c in seen:
                 raise SetupError(f"card {NAMES[c]} appears twice in the position")
             seen.add(c)
-        out_set = set(out)
-        for s in out_set:
+        out_set = set()
+        for s in _ints(out, "out"):
             if not 0 <= s < n:
                 raise SetupError(f"eliminated seat {s} does not exist ({n} players)")
+            out_set.add(s)
+        if len(out_set) >= n - 1:
+            raise SetupError("at least two players must still be in the game")
+        if not _is_int(to_move) or not 0 <= to_move < n or to_move in out_set:
+            raise SetupError(f"seat {to_move!r:.20} cannot be to move: no such seat, or it is out")
+        try:
+            turn = phase if isinstance(phase, Phase) else Phase[str(phase).upper()]
+        except KeyError:
+            turn = Phase.GAME_OVER
+        if turn.label not in _TURN_PHASES:
+            raise SetupError(f"phase {phase!r}: a position is one of {', '.join(_TURN_PHASES)}")
+        # A hand holds the rule set's size at most, one more between draw and discard (R21).
+        most = rules.hand_size + (turn is Phase.DISCARD)
         for s, h in enumerate(hand_cards):
             if s in out_set and h:
                 raise SetupError(f"seat {s} is out but holds cards: {cards_text(h)}")
-            if s not in out_set and not h:
+            if s not in out_set and not h and not (turn is Phase.DRAW and s == to_move):
                 raise SetupError(f"seat {s} is in the game but holds no card")
-        if len(out_set) >= n - 1:
-            raise SetupError("at least two players must still be in the game")
-        if not groups or any(not g for g in groups):
-            raise SetupError("the pile needs at least one discard group, and no group is empty")
-        if not 0 <= to_move < n or to_move in out_set:
-            raise SetupError(f"seat {to_move} cannot be to move: no such seat, or it is out")
-        score_list = list(scores) if scores is not None else [0] * n
-        if len(score_list) != n or any(not isinstance(v, int) or v < 0 for v in score_list):
-            raise SetupError(f"scores {score_list!r}: expected {n} non-negative integers")
+            if len(h) > most:
+                raise SetupError(f"seat {s} holds {len(h)} cards; these rules deal "
+                                 f"{rules.hand_size}")
+        score_list = _ints(scores if scores is not None else [0] * n, "scores")
+        if len(score_list) != n or any(not 0 <= v <= MAX_SCORE for v in score_list):
+            raise SetupError(f"scores {score_list!r:.80}: expected {n} non-negative whole "
+                             f"numbers up to {MAX_SCORE}")
+        if any(not g for g in groups):
+            raise SetupError("a discard group is empty")
         kinds = [D.classify(g, rules) for g in groups]
-        if kinds[-1] == D.BROKEN:
-            raise SetupError(
-                f"the previous discard {cards_text(groups[-1])} is not a legal discard"
-            )
+        drawn_card = -1 if drawn is None else _cards([drawn], "drawn")[0]
+        _check_turn(rules, turn, groups, kinds, hand_cards[to_move], drawn_card)
+        if not _is_int(round_no) or not 1 <= round_no <= MAX_SCORE:
+            raise SetupError(f"round_no {round_no!r}: expected a whole number from 1")
+        if not _is_int(refills) or not 0 <= refills <= MAX_SCORE:
+            raise SetupError(f"refills {refills!r}: expected a whole number from 0")
 
         game = cls._blank(rules, n, names)
-        game.seed = seed
-        game.rng = random.Random(seed)
-        game.round_no = 1
+        game.seed = _seed(seed, None)
+        game.round_no = round_no
+        game._refill_no = refills
         game.scores = score_list
         game.out = [s in out_set for s in range(n)]
         for s, h in enumerate(hand_cards):
             game._set_hand(s, h)
         if known is not None:
-            if len(known) != n:
-                raise SetupError(f"known cards for {len(known)} seats, but {n} players")
+            if isinstance(known, str) or len(known) != n:
+                raise SetupError(f"known cards must be given for each of the {n} seats")
             for s, cards in enumerate(known):
-                mask = mask_of(_cards(cards))
+                mask = mask_of(_cards(cards, f"seat {s}'s known cards"))
                 if mask & ~game.hands[s]:
                     raise SetupError(f"seat {s} is said to hold cards it does not hold: "
                                      f"{cards_text(cards_of(mask & ~game.hands[s]))}")
@@ -295,7 +243,18 @@ class Game:
         game.pile = groups
         game.kinds = kinds
         game.deal = None
-        game._begin_turn(to_move)
+        game._to_move = to_move
+        game.phase = turn
+        game.drawn = drawn_card
+        # The previous discard: the top group at the start of a turn, the one under this
+        # turn's discard in phase draw and slap; in phase discard no draw is left to make.
+        previous = {Phase.START: -1, Phase.DRAW: -2, Phase.SLAP: -2}.get(turn)
+        if previous is not None:
+            game.pickable = D.pickable(groups[previous], kinds[previous], rules.pickup)
+        if veil is not None:
+            game._veil = _veil(veil, turn, game)
+        elif turn is Phase.SLAP:
+            game._veil = Veil(tuple(groups), len(stock_cards) + 1, 0)
         return game
 
     @classmethod
@@ -303,8 +262,11 @@ class Game:
         game = cls.__new__(cls)
         game.rules = rules
         game.n = n
-        if names is not None and len(names) != n:
-            raise SetupError(f"{len(names)} names for {n} players")
+        if names is not None:
+            if isinstance(names, str) or len(names) != n:
+                raise SetupError(f"names must be a list of {n} names, one per seat")
+            if not all(isinstance(name, str) for name in names):
+                raise SetupError("every name must be text")
         game.names = tuple(names) if names is not None else tuple(f"Player {i}" for i in range(n))
         game.scores = [0] * n
         game.out = [False] * n
@@ -326,9 +288,10 @@ class Game:
         game.result = None
         game.winners = ()
         game._script = None
-        game._rng_shared = False
+        game._refill_no = 0
         game._events = []
-        game._logged = 0
+        game._past_events = ()
+        game._veil = None
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -338,7 +301,9 @@ class Game:
         self.known[seat] = 0
 
     def _deal_round(self, starter: int, deal: Deal | None) -> None:
-        """Deal a round (R4) with the game's rng, or lay out a recorded ``deal``."""
+        """Deal a round (R4) from the game's seed, or lay out a recorded ``deal``."""
+        self.round_no += 1
+        self._refill_no = 0
         if deal is None:
             cards = deck(self.rules.jokers)
             self._shuffle(cards)
@@ -352,7 +317,6 @@ class Game:
                     hands.append(tuple(cards[k : k + h]))
                     k += h
             deal = Deal(tuple(hands), cards[k], tuple(cards[k + 1 :]), starter)
-        self.round_no += 1
         self.deal = deal
         for s, hand in enumerate(deal.hands):
             self._set_hand(s, hand)
@@ -361,8 +325,9 @@ class Game:
         self.kinds = [D.SINGLE]
         self.moves = []
         self.refills = []
-        self._events = []
-        self._logged = 0
+        self._past_events += tuple(self._events)
+        self._events = [Dealt(self.round_no, deal.starter, deal.up, deal.hands,
+                              tuple(self.counts), tuple(self.scores))]
         self._begin_turn(deal.starter)
 
     def next_round(self, deal: Deal | None = None) -> None:
@@ -385,25 +350,14 @@ class Game:
                 raise SetupError(f"seat {s} is dealt {len(h)} cards")
 
     def _shuffle(self, cards: list[Card]) -> None:
-        if self._rng_shared:
-            # Copy on write: a clone and its original shuffle alike but independently.
-            own = random.Random()
-            own.setstate(self.rng.getstate())
-            self.rng = own
-            self._rng_shared = False
-        self.rng.shuffle(cards)
+        """Shuffle from the seed, the round and the refill number (0 for the deal) alone."""
+        random.Random(f"yaniv:{self.seed}:{self.round_no}:{self._refill_no}").shuffle(cards)
 
     def clone(self) -> Game:
-        """An independent copy (finished rounds are shared: they never change).
-
-        The copy's random generator starts in the original's state, so both deal and refill
-        alike, and neither advances the other's.
-        """
+        """An independent copy (finished rounds are shared: they never change)."""
         g = Game.__new__(Game)
         g.rules = self.rules
         g.n = self.n
-        g.rng = self.rng
-        g._rng_shared = self._rng_shared = True
         g.seed = self.seed
         g.names = self.names
         g.scores = self.scores[:]
@@ -427,8 +381,10 @@ class Game:
         g.result = self.result
         g.winners = self.winners
         g._script = None if self._script is None else self._script[:]
-        g._events = []
-        g._logged = 0
+        g._refill_no = self._refill_no
+        g._events = self._events[:]
+        g._past_events = self._past_events
+        g._veil = self._veil
         return g
 
     # ----------------------------------------------------------------- queries
@@ -458,24 +414,32 @@ class Game:
             tuple(self.values), tuple(self.counts), tuple(self.known), tuple(self.stock),
             tuple(self.pile), tuple(self.kinds), self.pickable, self._to_move, self.phase,
             self.drawn, self.round_no, self.deal, tuple(self.moves), tuple(self.refills),
-            tuple(self.history), self.result, self.winners,
+            tuple(self.history), self.result, self.winners, self.seed, self._refill_no,
+            self._veil, self._past_events, tuple(self._events),
         )
 
-    def public_events(self) -> tuple[tuple[int, str], ...]:
-        """This round's moves in notation, and a ``(-1, "refill N")`` after each stock refill.
+    def events_since(self, n: int, seat: int | None = None) -> list[Event]:
+        """The events that ``seat`` may see (``None``: a spectator), from its ``n``-th on.
 
-        Every move is public (a stock draw does not name its card), so this is the log any
-        seat may see. Built incrementally: views ask for it at every decision.
+        Each seat's events are numbered from 0 at the start of the game, densely: events it
+        may not see take no number, so the numbering reveals nothing either.
         """
-        events = self._events
-        for i in range(self._logged, len(self.moves)):
-            seat, move = self.moves[i]
-            events.append((seat, str(move)))
-            for at, stock in self.refills:
-                if at == i + 1:
-                    events.append((-1, f"refill {len(stock)}"))
-        self._logged = len(self.moves)
-        return tuple(events)
+        past = self._seen(seat, self._past_events)
+        return (past + self._seen(seat, self._events))[n:]
+
+    def round_events(self, seat: int | None = None) -> tuple[Event, ...]:
+        """This round's events as ``seat`` (``None``: a spectator) may see them."""
+        return tuple(self._seen(seat, self._events))
+
+    def _seen(self, seat: int | None, events: Sequence[Event]) -> list[Event]:
+        if events is self._events and self._veil is not None and seat != self._to_move:
+            events = events[: self._veil.events]
+        out: list[Event] = []
+        for event in events:
+            shown = event.seen_by(seat)
+            if shown is not None:
+                out.append(shown)
+        return out
 
     def stock_top(self) -> list[Card]:
         """The stock, top card first."""
@@ -501,23 +465,27 @@ class Game:
         if self.phase == _DISCARD:
             hand = self.hands[p]
             drawn = self.drawn
-            return [
-                d for d in D.legal_discards(hand, self.rules)
-                if d.mask != hand and d.cards != (drawn,)
-            ]
+            every = D.legal_discards(hand, self.rules)
+            return type(every)(d for d in every if d.mask != hand and d.cards != (drawn,))
         if self.phase == _START and not self.rules.draw_first:
             return D.legal_discards(self.hands[p], self.rules)
         return ()
 
     def legal_moves(self) -> Sequence[Move]:
-        """Every legal move of the seat to act, one per distinct outcome."""
+        """Every legal move of the seat to act, one per distinct outcome.
+
+        ``move in game.legal_moves()`` is True exactly when the move is legal: a set laid in
+        another order than the one listed is found too (R9).
+        """
         phase = self.phase
         if phase == _START:
             if self.rules.draw_first:
-                first: Sequence[Move] = self.draw_options()
-            else:
-                first = D.legal_discards(self.hands[self._to_move], self.rules)
-            return [YANIV, *first] if self.can_yaniv() else first
+                draws = self.draw_options()
+                return [YANIV, *draws] if self.can_yaniv() else draws
+            discards = D.legal_discards(self.hands[self._to_move], self.rules)
+            if not self.can_yaniv():
+                return discards
+            return D.move_list((YANIV, *discards), self.rules)
         if phase == _DRAW:
             return self.draw_options()
         if phase == _DISCARD:
@@ -581,17 +549,22 @@ class Game:
 
     # ----------------------------------------------------------------- playing
 
-    def play(self, move: Move | str) -> RoundResult | None:
+    def play(self, move: Move | str, seat: int | None = None) -> RoundResult | None:
         """Check and make a move (or its text); returns the round's result when it ends it.
 
-        Raises InvalidMoveError for text that is not a move, IllegalMoveError for a move the
-        rules refuse; either way the game is unchanged.
+        With ``seat``, the move is refused unless that seat is to act. Raises
+        InvalidMoveError for text that is not a move, IllegalMoveError for a move the rules
+        refuse; either way the game is unchanged.
         """
         parsed = parse_move(move)
+        if seat is not None and seat != self._to_move:
+            acting = "nobody is" if self._to_move < 0 else f"seat {self._to_move} is"
+            raise IllegalMoveError(f"illegal move '{parsed}': seat {seat!r:.20} is not to move; "
+                                   f"{acting}")
         reason = self.why_illegal(parsed)
         if reason is not None:
-            seat = "" if self._to_move < 0 else f" by seat {self._to_move}"
-            raise IllegalMoveError(f"illegal move '{parsed}'{seat}: {reason}")
+            by = "" if self._to_move < 0 else f" by seat {self._to_move}"
+            raise IllegalMoveError(f"illegal move '{parsed}'{by}: {reason}")
         return self.apply(parsed)
 
     def apply(self, move: Move) -> RoundResult | None:
@@ -607,6 +580,7 @@ class Game:
         elif isinstance(move, Slap):
             self._slap(p, move.card)
         else:  # Pass
+            self._events.append(Passed(p))
             self._end_turn(p)
         return None
 
@@ -618,6 +592,7 @@ class Game:
         self.counts[p] -= len(cards)
         self.pile.append(cards)
         self.kinds.append(D.SINGLE if len(cards) == 1 else D.classify(cards, self.rules))
+        self._events.append(Discarded(p, cards))
         if self.rules.draw_first:
             self._end_turn(p)
         else:
@@ -626,8 +601,20 @@ class Game:
     def _draw(self, p: int, card: Card | None) -> None:
         rules = self.rules
         from_stock = card is None
+        window = False
         if card is None:
             card = self.stock.pop()
+            window = bool(
+                rules.slapdown != "off"
+                and not rules.draw_first
+                and self.counts[p]  # a slap may not empty the hand (R22)
+                and D.slap_position(self.pile[-1], self.kinds[-1], card, rules.slapdown)
+            )
+            if window:
+                # The others must not learn that a slap window opened: until it closes they
+                # see the position before this draw.
+                self._veil = Veil(tuple(self.pile), len(self.stock) + 1, len(self._events))
+            self._events.append(Drew(p, "stock", card))
         else:
             # The previous discard lies under this turn's discard, or on top with draw-first.
             i = -1 if rules.draw_first else -2
@@ -639,6 +626,7 @@ class Game:
                 del self.pile[i]
                 del self.kinds[i]
             self.known[p] |= 1 << card
+            self._events.append(Drew(p, "pile", card))
         self.hands[p] |= 1 << card
         self.values[p] += VALUE[card]
         self.counts[p] += 1
@@ -647,12 +635,7 @@ class Game:
         if rules.draw_first:
             self.phase = _DISCARD
             self.drawn = -1 if from_stock else card
-        elif (
-            from_stock
-            and rules.slapdown != "off"
-            and self.counts[p] > 1
-            and D.slap_position(self.pile[-1], self.kinds[-1], card, rules.slapdown)
-        ):
+        elif window:
             self.phase = _SLAP
             self.drawn = card
         else:
@@ -667,6 +650,7 @@ class Game:
         self.hands[p] ^= 1 << card
         self.values[p] -= VALUE[card]
         self.counts[p] -= 1
+        self._events.append(Slapped(p, card))
         self._end_turn(p)
 
     def _refill(self) -> None:
@@ -674,6 +658,7 @@ class Game:
         if len(self.pile) < 2:
             return
         cards = [c for g in self.pile[:-1] for c in g]
+        self._refill_no += 1
         if self._script:
             scripted = self._script.pop(0)
             if sorted(scripted) != sorted(cards):
@@ -683,6 +668,7 @@ class Game:
             self._shuffle(cards)
             stock = cards
         self.refills.append((len(self.moves), tuple(stock)))
+        self._events.append(Refilled(len(stock)))
         self.stock = stock[::-1]
         self.pile = self.pile[-1:]
         self.kinds = self.kinds[-1:]
@@ -699,6 +685,7 @@ class Game:
         self._to_move = seat
         self.phase = _START
         self.drawn = -1
+        self._veil = None
 
     # ----------------------------------------------------------------- showdown and scores
 
@@ -781,6 +768,7 @@ class Game:
         )
         self.result = result
         self.winners = winners
+        self._events.append(Showdown(result))
         self.phase = _GAME_OVER if winners else _ROUND_OVER
         self._to_move = -1
         if self.deal is not None:
@@ -799,11 +787,78 @@ class Game:
 
     # ----------------------------------------------------------------- views and text
 
-    def view(self, seat: int) -> PlayerView:
-        """What ``seat`` may know: its own hand and every public fact."""
-        from .view import make_view
+    def view(self, seat: int | None) -> PlayerView:
+        """What ``seat`` may know: its own hand and every public fact (``None``: a spectator).
 
-        return make_view(self, seat)
+        While a slap window is open (R22) the other seats see the position before the stock
+        draw that opened it, so they never learn that one opened or was declined.
+        """
+        if seat is not None and (not _is_int(seat) or not 0 <= seat < self.n):
+            raise SetupError(f"no seat {seat!r:.20} in a game of {self.n} players")
+        own_turn = seat is not None and self._to_move == seat
+        phase, to_move = self.phase, self.to_move
+        pile: tuple[tuple[Card, ...], ...] = tuple(self.pile)
+        stock_size = len(self.stock)
+        sizes = tuple(self.counts)
+        veil = self._veil
+        if veil is not None and not own_turn:
+            phase = _DRAW
+            pile, stock_size = veil.pile, veil.stock_size
+            sizes = tuple(c - (s == self._to_move) for s, c in enumerate(self.counts))
+        return PlayerView(
+            seat=SPECTATOR if seat is None else seat,
+            rules=self.rules,
+            names=self.names,
+            round_no=self.round_no,
+            phase=phase,
+            to_move=to_move,
+            hand=() if seat is None else tuple(cards_of(self.hands[seat])),
+            hand_sizes=sizes,
+            scores=tuple(self.scores),
+            out=tuple(self.out),
+            pile=pile,
+            pickable=self.pickable,
+            stock_size=stock_size,
+            known=tuple(tuple(cards_of(k)) for k in self.known),
+            drawn=self.drawn if own_turn and self.drawn >= 0 else None,
+            legal_moves=D.move_list(self.legal_moves() if own_turn else (), self.rules),
+            events=self.round_events(seat),
+            starter=None if self.deal is None else self.deal.starter,
+            result=self.result,
+            winners=self.winners,
+            score_history=tuple(r.result.scores for r in self.history),
+        )
+
+    def position(self) -> dict[str, Any]:
+        """The position as JSON-ready keyword arguments of ``from_position``, in any turn phase.
+
+        ``Game.from_position(**game.position())`` gives the same position, seed included, so
+        it goes on to deal and refill alike. Raises IllegalMoveError once the round is over.
+        """
+        if self.phase >= _ROUND_OVER:
+            raise IllegalMoveError("the round is over: a position is a turn in progress")
+        veil = self._veil
+        return {
+            "rules": self.rules.to_dict(),
+            "hands": [[NAMES[c] for c in cards_of(h)] for h in self.hands],
+            "stock": [NAMES[c] for c in reversed(self.stock)],
+            "discards": [[NAMES[c] for c in g] for g in self.pile],
+            "to_move": self._to_move,
+            "scores": list(self.scores),
+            "out": [s for s in range(self.n) if self.out[s]],
+            "known": [[NAMES[c] for c in cards_of(k)] for k in self.known],
+            "names": list(self.names),
+            "seed": self.seed,
+            "phase": self.phase.label,
+            "drawn": NAMES[self.drawn] if self.drawn >= 0 else None,
+            "round_no": self.round_no,
+            "refills": self._refill_no,
+            "veil": None if veil is None else {
+                "pile": [[NAMES[c] for c in g] for g in veil.pile],
+                "stock_size": veil.stock_size,
+                "events": veil.events,
+            },
+        }
 
     def __repr__(self) -> str:
         hands = " | ".join(cards_text(self.hand(s)) for s in range(self.n))
@@ -831,7 +886,78 @@ def _check_players(n: int, rules: RuleSet) -> None:
                          f"the deck has {52 + rules.jokers}")
 
 
-def _cards(items: Iterable[Card | str]) -> list[Card]:
+def _seed(seed: int | None, rng: random.Random | None) -> int:
+    """The game's seed: the one given, else one drawn from ``rng`` or the system."""
+    if seed is None:
+        return (rng or random.SystemRandom()).getrandbits(63)
+    if not _is_int(seed):
+        raise SetupError(f"seed {seed!r:.40}: expected a whole number")
+    return seed
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ints(values: Any, what: str) -> list[int]:
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise SetupError(f"{what} must be a list of whole numbers, not {values!r:.60}")
+    out = list(values)
+    for v in out:
+        if not _is_int(v):
+            raise SetupError(f"{what}: {v!r:.40} is not a whole number")
+    return out
+
+
+def _check_turn(
+    rules: RuleSet, turn: Phase, groups: list[tuple[Card, ...]], kinds: list[int],
+    hand: list[Card], drawn: Card,
+) -> None:
+    """What a position in ``turn`` needs of its pile and of the card just drawn."""
+    if turn is Phase.DISCARD:
+        if not rules.draw_first:
+            raise SetupError("phase discard comes only with draw_first (R21)")
+        if drawn >= 0 and drawn not in hand:
+            raise SetupError(f"the drawn card {NAMES[drawn]} is not in the hand to move")
+        return
+    if turn is Phase.START:
+        needed, what = 1, "one discard group, the previous discard"
+    elif rules.draw_first:
+        raise SetupError(f"phase {turn.label} does not come with draw_first (R21)")
+    else:
+        needed, what = 2, "two discard groups, the previous discard and this turn's"
+    if len(groups) < needed:
+        raise SetupError(f"the pile needs at least {what}")
+    for k in range(-needed, 0):
+        if kinds[k] == D.BROKEN:
+            raise SetupError(f"the discard {cards_text(groups[k])} is not a legal discard")
+    if turn is Phase.SLAP:
+        if drawn not in hand or not len(hand) > 1 or not D.slap_position(
+                groups[-1], kinds[-1], drawn, rules.slapdown):
+            raise SetupError("phase slap needs a drawn card, held, that may be slapped onto "
+                             "the top discard (R22)")
+    elif drawn >= 0:
+        raise SetupError(f"no card is drawn in phase {turn.label}")
+
+
+def _veil(data: Mapping[str, Any], turn: Phase, game: Game) -> Veil:
+    if turn is not Phase.SLAP:
+        raise SetupError("a veil comes only with phase slap")
+    try:
+        pile = tuple(tuple(_cards(g, "the veil's pile")) for g in data["pile"])
+        size, events = data["stock_size"], data["events"]
+    except (KeyError, TypeError) as exc:
+        raise SetupError(f"the veil needs pile, stock_size and events: {exc}") from None
+    if not (_is_int(size) and _is_int(events) and 0 <= size <= 54 and 0 <= events <= MAX_SCORE):
+        raise SetupError("the veil's stock_size and events must be small whole numbers")
+    return Veil(pile, size, events)
+
+
+def _cards(items: Any, what: str = "cards") -> list[Card]:
+    if isinstance(items, str):
+        items = [items]
+    if not isinstance(items, Iterable):
+        raise SetupError(f"{what}: expected a list of cards, not {items!r:.40}")
     out: list[Card] = []
     for item in items:
         if isinstance(item, str):
@@ -842,5 +968,9 @@ def _cards(items: Iterable[Card | str]) -> list[Card]:
         elif isinstance(item, int) and not isinstance(item, bool) and 0 <= item < 54:
             out.append(item)
         else:
-            raise SetupError(f"not a card: {item!r}")
+            raise SetupError(f"{what}: not a card: {item!r:.40}")
     return out
+
+
+__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "Deal", "Game", "Phase", "ResultKind", "RoundLog",
+           "RoundResult", "Veil"]

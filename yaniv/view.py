@@ -1,29 +1,31 @@
-"""PlayerView: exactly what one seat may know, and the round's public event log.
+"""PlayerView: exactly what one seat (or a spectator) may know, with the round's events.
 
 Bots and front ends decide from views, never from the full game, so no hidden card can leak
-by accident. A view is a frozen snapshot that serialises to JSON and back.
+by accident. A view is a frozen snapshot that serialises to JSON and back; ``Game.view``
+makes them.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .cards import NAMES, VALUE, Card, cards_of, deck, parse_card, parse_cards
-from .game import Phase, RoundResult
-from .moves import Move, parse_move
+from .cards import NAMES, VALUE, Card, deck, parse_card, parse_cards
+from .discards import MoveList, move_list
+from .events import Event, event_from_dict, event_to_dict
+from .moves import YANIV, Move, parse_move
 from .rules import RuleSet
+from .state import Phase, RoundResult
 
-if TYPE_CHECKING:
-    from .game import Game
-
-VIEW_VERSION = 1
+VIEW_VERSION = 2
+#: The seat of a spectator's view: no hand, no moves, every public fact.
+SPECTATOR = -1
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
-    """One seat's knowledge of a game at one moment."""
+    """One seat's knowledge of a game at one moment (``seat`` is SPECTATOR for a spectator)."""
 
     seat: int
     rules: RuleSet
@@ -40,11 +42,12 @@ class PlayerView:
     stock_size: int
     known: tuple[tuple[Card, ...], ...]  # per seat: cards seen taken from the pile, still held
     drawn: Card | None  # this seat's card just drawn (slap window) or taken (draw-first)
-    legal_moves: tuple[Move, ...]  # empty unless this seat is to act
-    events: tuple[tuple[int, str], ...]  # this round: (seat, move); a refill is (-1, "refill N")
+    legal_moves: MoveList[Move]  # empty unless this seat is to act; ``in`` takes any set order
+    events: tuple[Event, ...]  # this round's events, as this seat may see them
     starter: int | None  # who started this round (None for a position built directly)
     result: RoundResult | None  # the last finished round, with every hand revealed
     winners: tuple[int, ...]
+    score_history: tuple[tuple[int, ...], ...]  # every seat's score after each finished round
 
     # ------------------------------------------------------------- derived facts
 
@@ -66,7 +69,12 @@ class PlayerView:
     @property
     def can_yaniv(self) -> bool:
         """Whether this seat may call Yaniv now."""
-        return any(str(m) == "yaniv" for m in self.legal_moves)
+        return YANIV in self.legal_moves
+
+    @property
+    def is_spectator(self) -> bool:
+        """Whether this is a spectator's view (no hand, no moves)."""
+        return self.seat == SPECTATOR
 
     def active_seats(self) -> list[int]:
         """The seats still in the game."""
@@ -97,7 +105,7 @@ class PlayerView:
         """A JSON-ready dict; cards and moves in notation."""
         return {
             "version": VIEW_VERSION,
-            "seat": self.seat,
+            "seat": None if self.seat == SPECTATOR else self.seat,
             "rules": self.rules.to_dict(),
             "names": list(self.names),
             "round": self.round_no,
@@ -113,10 +121,11 @@ class PlayerView:
             "known": [[NAMES[c] for c in k] for k in self.known],
             "drawn": None if self.drawn is None else NAMES[self.drawn],
             "legal_moves": [str(m) for m in self.legal_moves],
-            "events": [[s, text] for s, text in self.events],
+            "events": [event_to_dict(e) for e in self.events],
             "starter": self.starter,
             "result": None if self.result is None else self.result.to_dict(),
             "winners": list(self.winners),
+            "score_history": [list(scores) for scores in self.score_history],
         }
 
     def to_json(self) -> str:
@@ -128,9 +137,10 @@ class PlayerView:
         """The inverse of ``to_dict``."""
         names = tuple(data["names"])
         out_seats = set(data["out"])
+        rules = RuleSet.from_dict(data["rules"])
         return cls(
-            seat=int(data["seat"]),
-            rules=RuleSet().replace(**data["rules"]),
+            seat=SPECTATOR if data["seat"] is None else int(data["seat"]),
+            rules=rules,
             names=names,
             round_no=int(data["round"]),
             phase=Phase[data["phase"].upper()],
@@ -144,44 +154,15 @@ class PlayerView:
             stock_size=int(data["stock_size"]),
             known=tuple(tuple(parse_cards(k)) for k in data["known"]),
             drawn=None if data["drawn"] is None else parse_card(data["drawn"]),
-            legal_moves=tuple(parse_move(m) for m in data["legal_moves"]),
-            events=tuple((int(s), str(t)) for s, t in data["events"]),
+            legal_moves=move_list((parse_move(m) for m in data["legal_moves"]), rules),
+            events=tuple(event_from_dict(e) for e in data["events"]),
             starter=data["starter"],
             result=None if data["result"] is None else RoundResult.from_dict(data["result"]),
             winners=tuple(data["winners"]),
+            score_history=tuple(tuple(scores) for scores in data["score_history"]),
         )
 
     @classmethod
     def from_json(cls, text: str) -> PlayerView:
         """The inverse of ``to_json``."""
         return cls.from_dict(json.loads(text))
-
-
-def make_view(game: Game, seat: int) -> PlayerView:
-    """The view of ``seat`` (use ``game.view(seat)``)."""
-    if not isinstance(seat, int) or not 0 <= seat < game.n:
-        raise ValueError(f"no seat {seat!r} in a game of {game.n} players")
-    own_turn = game.to_move == seat
-    drawn = game.drawn if own_turn and game.drawn >= 0 else None
-    return PlayerView(
-        seat=seat,
-        rules=game.rules,
-        names=game.names,
-        round_no=game.round_no,
-        phase=game.phase,
-        to_move=game.to_move,
-        hand=tuple(cards_of(game.hands[seat])),
-        hand_sizes=tuple(game.counts),
-        scores=tuple(game.scores),
-        out=tuple(game.out),
-        pile=tuple(game.pile),
-        pickable=game.pickable,
-        stock_size=len(game.stock),
-        known=tuple(tuple(cards_of(k)) for k in game.known),
-        drawn=drawn,
-        legal_moves=tuple(game.legal_moves()) if own_turn else (),
-        events=game.public_events(),
-        starter=None if game.deal is None else game.deal.starter,
-        result=game.result,
-        winners=game.winners,
-    )

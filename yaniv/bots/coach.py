@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import NAMES, VALUE, Card, cards_text, mask_of
+from ..events import Discarded, Drew
 from ..game import Phase
 from ..moves import YANIV, Draw, Move, Pass, Slap
 from ..view import PlayerView
@@ -42,9 +43,6 @@ CAL_TYPICAL = (5.0, 3.0, 1.0, 9.44, 0.333)
 #: Monte Carlo samples per estimate.
 SAMPLES = 1000
 
-#: A card's value by the first letter of its name (events name cards as ``7H``, ``RJ``).
-_RANK_VALUE = {NAMES[c][0]: VALUE[c] for c in range(len(NAMES))}
-
 
 @dataclass(frozen=True, slots=True)
 class Opponent:
@@ -59,9 +57,9 @@ class Opponent:
 def opponents(view: PlayerView) -> list[Opponent]:
     """The other active seats, with their known cards and number of unknown cards."""
     turns = [0] * view.n
-    for seat, text in view.events:
-        if seat >= 0 and text.startswith("discard"):
-            turns[seat] += 1
+    for event in view.events:
+        if isinstance(event, Discarded):
+            turns[event.seat] += 1
     return [
         Opponent(s, view.known[s], view.hand_sizes[s] - len(view.known[s]), turns[s])
         for s in view.active_seats()
@@ -78,15 +76,13 @@ def calibration_features(view: PlayerView) -> tuple[float, ...]:
     shed = [0] * n
     draws = [0] * n
     pile = [0] * n
-    for seat, text in view.events:
-        if seat < 0:
-            continue
-        if text.startswith("discard"):
-            turns[seat] += 1
-            shed[seat] += sum(_RANK_VALUE[c[0]] for c in text.split()[1:])
-        elif text.startswith("draw"):
-            draws[seat] += 1
-            pile[seat] += text != "draw stock"
+    for event in view.events:
+        if isinstance(event, Discarded):
+            turns[event.seat] += 1
+            shed[event.seat] += sum(VALUE[c] for c in event.cards)
+        elif isinstance(event, Drew):
+            draws[event.seat] += 1
+            pile[event.seat] += event.source == "pile"
     seats = [s for s in view.active_seats() if s != view.seat]
     if not seats:
         return (0.0, 0.0, 0.0, 0.0, 0.0)

@@ -18,6 +18,7 @@ from ..bots import get_bot
 from ..bots.base import Bot, bot_names
 from ..cards import NAMES, RANK, SUIT, Card, cards_text, mask_of
 from ..errors import YanivError
+from ..events import Drew
 from ..game import Game, Phase, ResultKind, RoundResult
 from ..moves import Discard, Draw, Move, Pass, Slap, Yaniv
 from ..rules import RuleSet
@@ -237,11 +238,12 @@ class Controller:
         reason = self.game.why_illegal(move)
         if reason is not None:
             return reason
-        before = set(self.game.hand(seat))
-        self.game.play(move)
+        self.game.play(move, seat)
         drawn = None
         if seat == HUMAN and isinstance(move, Draw) and move.card is None:
-            drawn = next(iter(set(self.game.hand(seat)) - before), None)
+            # The person's own events name the card drawn from the stock.
+            drawn = next((e.card for e in reversed(self.game.round_events(seat))
+                          if isinstance(e, Drew)), None)
         self._note(seat, move, drawn)
         if self.game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             self._round_over()

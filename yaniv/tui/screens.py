@@ -19,8 +19,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from ..cards import NAMES, Card, sort_key
+from ..cards import Card, sort_key
 from ..errors import YanivError
+from ..events import Discarded, Slapped
 from ..game import Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
 from ..rules import DESCRIPTIONS, OPTION_NAMES, PRESETS, RuleSet
@@ -397,10 +398,12 @@ class TableScreen(Screen[None]):
 
     def pile_owner(self) -> int | None:
         """Who laid the previous discard (None for the turned-up card)."""
-        in_group = {NAMES[c] for c in self.previous_discard()}
-        for seat, text in reversed(self.view.events):
-            if text.startswith(("discard", "slap")) and in_group & set(text.split()[1:]):
-                return seat
+        in_group = set(self.previous_discard())
+        for event in reversed(self.view.events):
+            if isinstance(event, Discarded) and in_group & set(event.cards):
+                return event.seat
+            if isinstance(event, Slapped) and event.card in in_group:
+                return event.seat
         return None
 
     def pile_note(self, group: tuple[Card, ...], pickable: list[Card]) -> Text:
