@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from yaniv import CardError, InvalidMoveError, RuleError, RuleSet
+from yaniv import cards as cards_module
 from yaniv.cards import NAMES, RANK, SUIT, VALUE, card_name, deck, parse_card, parse_cards
 from yaniv.moves import DRAW_STOCK, PASS, YANIV, Discard, Draw, Slap, parse_move
 from yaniv.rules import OPTION_NAMES, PRESETS, parse_option
@@ -122,3 +126,51 @@ def test_discard_text_round_trips(cards: list[int]) -> None:
     assert parse_move(str(move)) == move
     assert move.mask.bit_count() == len(cards)
     assert move.value == sum(VALUE[c] for c in cards)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(5, "5"), (None, "None"), (True, "True"), (["AS"], "['AS']"), (2.5, "2.5"), (b"AS", "b'AS'")],
+)
+def test_a_value_that_is_not_text_is_not_a_card(value: object, shown: str) -> None:
+    with pytest.raises(CardError) as info:
+        parse_card(value)  # type: ignore[arg-type]
+    assert str(info.value) == f"not a card: {shown} (expected text such as 7H)"
+
+
+@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (None, "None"), (True, "True"),
+                                              (b"AS", "b'AS'"), ({"AS": 1}, "{'AS': 1}")])
+def test_parse_cards_refuses_what_is_neither_text_nor_a_list(value: object, shown: str) -> None:
+    with pytest.raises(CardError) as info:
+        parse_cards(value)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        f"not cards: {shown} (expected text such as '7H 8H' or a list of card texts)")
+
+
+def test_parse_cards_names_a_value_in_the_list_that_is_not_text() -> None:
+    with pytest.raises(CardError, match=r"^not a card: None \(expected text such as 7H\)$"):
+        parse_cards(["AS", None])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("value", ["AS", 54, -1, 2.0, None])
+def test_card_name_of_a_value_that_is_not_a_card(value: object) -> None:
+    with pytest.raises(CardError, match=r"^not a card: "):
+        card_name(value)  # type: ignore[arg-type]
+
+
+def test_long_text_is_refused_quickly_with_a_short_message() -> None:
+    text = "Z" * 10_000_000
+    start = time.perf_counter()
+    with pytest.raises(CardError) as info:
+        parse_card(text)
+    assert time.perf_counter() - start < 1.0  # linear work only; it takes milliseconds
+    assert str(info.value).startswith(f"unknown card {'Z' * 40!r}... (10000000 characters): ")
+    assert len(str(info.value)) < 200
+    with pytest.raises(CardError) as info:
+        parse_cards("7H " * 100_000 + "QQ")
+    assert str(info.value).startswith("unknown card 'QQ': ")
+
+
+def test_the_cards_module_doctests_pass() -> None:
+    failures, tried = doctest.testmod(cards_module)
+    assert tried >= 4 and failures == 0

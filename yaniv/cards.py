@@ -53,32 +53,71 @@ def is_joker(card: Card) -> bool:
 
 def card_name(card: Card) -> str:
     """The canonical notation of ``card``: ``7H``, ``TS``, ``RJ``."""
-    if not 0 <= card < NUM_CARDS:
-        raise CardError(f"not a card: {card!r}")
-    return NAMES[card]
+    try:
+        if 0 <= card < NUM_CARDS:
+            return NAMES[card]
+    except TypeError:  # not a number at all
+        pass
+    raise CardError(f"not a card: {_quote(card)}")
+
+
+#: Longest text that can name a card once trimmed (``10♥``); longer text is refused at once.
+_LONGEST = 3
+
+
+def _quote(value: object, limit: int = 40) -> str:
+    """``repr(value)``, cut after ``limit`` characters of text (a file may hold anything)."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except Exception:  # e.g. an int too long to print
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def parse_card(text: str) -> Card:
-    """Parse one card: ``7H``, ``10h``, ``T♥``, ``rj``; raises CardError naming the text."""
+    """Parse one card: ``7H``, ``10h``, ``T♥``, ``rj``; raises CardError naming the text.
+
+    >>> parse_card("QS") == make_card(12, 3)
+    True
+    >>> parse_card(5)
+    Traceback (most recent call last):
+    ...
+    yaniv.errors.CardError: not a card: 5 (expected text such as 7H)
+    """
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {_quote(text)} (expected text such as 7H)")
     raw = text.strip()
-    s = raw.upper()
-    if s[-1:] in _SUIT_SYMBOLS:
-        s = s[:-1] + _SUIT_SYMBOLS[s[-1]]
-    if s.startswith("10"):
-        s = "T" + s[2:]
-    card = _BY_NAME.get(s)
-    if card is None:
-        raise CardError(
-            f"unknown card {raw!r}: expected a rank of {RANKS} (or 10) then a suit of {SUITS} "
-            "(or a suit symbol), or RJ / BJ for a joker"
-        )
-    return card
+    card = _BY_NAME.get(raw)  # the canonical spelling, the common case
+    if card is not None:
+        return card
+    if len(raw) <= _LONGEST:
+        s = raw.upper()
+        if s[-1:] in _SUIT_SYMBOLS:
+            s = s[:-1] + _SUIT_SYMBOLS[s[-1]]
+        if s.startswith("10"):
+            s = "T" + s[2:]
+        card = _BY_NAME.get(s)
+        if card is not None:
+            return card
+    raise CardError(
+        f"unknown card {_quote(raw)}: expected a rank of {RANKS} (or 10) then a suit of {SUITS} "
+        "(or a suit symbol), or RJ / BJ for a joker"
+    )
 
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Parse cards separated by spaces or commas, or an iterable of card texts."""
-    parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [parse_card(p) for p in parts]
+    if isinstance(text, str):
+        return [parse_card(p) for p in text.replace(",", " ").split()]
+    if isinstance(text, bytes | bytearray | dict) or not isinstance(text, Iterable):
+        raise CardError(
+            f"not cards: {_quote(text)} (expected text such as '7H 8H' or a list of card texts)"
+        )
+    return [parse_card(p) for p in text]
 
 
 def cards_text(cards: Iterable[Card]) -> str:
