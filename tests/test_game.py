@@ -8,38 +8,12 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import rule_sets
 
 from yaniv import Game, IllegalMoveError, MoveError, Phase, ResultKind, RuleSet, SetupError, record
 from yaniv import discards as D
 from yaniv.cards import VALUE, deck
 from yaniv.moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
-from yaniv.rules import CHOICES
-
-
-@st.composite
-def rule_sets(draw: st.DrawFn) -> RuleSet:
-    bonus = draw(st.sampled_from(CHOICES["bonus"]))
-    step = draw(st.sampled_from([25, 50]))
-    return RuleSet(
-        jokers=draw(st.integers(0, 2)),
-        hand_size=draw(st.integers(2, 6)),
-        next_starter=draw(st.sampled_from(CHOICES["next_starter"])),
-        draw_first=draw(st.booleans()),
-        jokers_in_sets=draw(st.booleans()),
-        joker_in_run=draw(st.sampled_from(CHOICES["joker_in_run"])),
-        pickup=draw(st.sampled_from(CHOICES["pickup"])),
-        yaniv_threshold=draw(st.integers(0, 12)),
-        assaf_penalty=draw(st.sampled_from([0, 25, 30])),
-        assaf_scoring=draw(st.sampled_from(CHOICES["assaf_scoring"])),
-        yaniv_above_threshold=draw(st.booleans()),
-        bonus=bonus,
-        bonus_targets=draw(st.sampled_from([(100, 200), (50,), (40, 80)])),
-        bonus_step=step,
-        bonus_amount=draw(st.sampled_from([step, step // 5])),
-        end_mode=draw(st.sampled_from(CHOICES["end_mode"])),
-        score_limit=draw(st.sampled_from([40, 100, 200])),
-        slapdown=draw(st.sampled_from(CHOICES["slapdown"])),
-    )
 
 
 def check_cards(game: Game) -> None:
@@ -140,8 +114,42 @@ def check_round_end(game: Game, before: Game, caller: int) -> None:
         if over:
             low = min(game.scores[s] for s in active)
             assert game.winners == tuple(s for s in active if game.scores[s] == low)
-    if not game.is_over:
-        assert result.next_starter is not None and not game.out[result.next_starter]
+    winner, starter = r17_oracle(before, caller, game.out, game.is_over)
+    assert result.winner == winner
+    assert result.next_starter == starter
+
+
+def r17_oracle(before: Game, caller: int, out_after: list[bool], over: bool
+               ) -> tuple[int, int | None]:
+    """R17 and R6 read from RULES.md: the round's winner and who starts the next round.
+
+    The winner is the successful caller, else the lowest of the others at or under the
+    caller's value (R14) or the threshold (R15), ties to the first clockwise from the caller;
+    with nobody there, the caller's left neighbour among the remaining players; an eliminated
+    winner hands over to the next remaining player clockwise.
+    """
+    n, rules, v = before.n, before.rules, before.values
+    clockwise = [(caller + k) % n for k in range(1, n)]
+    others = [s for s in clockwise if not before.out[s]]
+    limit = rules.yaniv_threshold if v[caller] > rules.yaniv_threshold else v[caller]
+    low = [s for s in others if v[s] <= limit]
+
+    def remaining_from(seat: int) -> int:
+        return next(s for s in ((seat + k) % n for k in range(n)) if not out_after[s])
+
+    if v[caller] <= rules.yaniv_threshold and not low:
+        winner = caller
+    elif low:
+        best = min(v[s] for s in low)
+        winner = next(s for s in low if v[s] == best)
+    else:
+        winner = next(s for s in others if not out_after[s]) if any(
+            not out_after[s] for s in others) else others[0]
+    if out_after[winner] and not all(out_after):
+        winner = remaining_from(winner)
+    if over:
+        return winner, None
+    return winner, winner if rules.next_starter == "winner" else remaining_from(caller)
 
 
 @given(rule_sets(), st.integers(2, 8), st.integers(0, 2**32))

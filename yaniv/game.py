@@ -454,6 +454,8 @@ class Game:
 
     def draw_options(self) -> list[Draw]:
         """What may be drawn now or, at the start of a discard-first turn, after the discard."""
+        if self.phase not in (_START, _DRAW):
+            return []
         out = [DRAWS[c] for c in self.pickable]
         if self.stock:
             out.insert(0, DRAW_STOCK)
@@ -635,6 +637,7 @@ class Game:
         if rules.draw_first:
             self.phase = _DISCARD
             self.drawn = -1 if from_stock else card
+            self.pickable = ()  # the turn's one draw is made
         elif window:
             self.phase = _SLAP
             self.drawn = card

@@ -90,31 +90,34 @@ def parse_move(text: str | Move) -> Move:
     if isinstance(text, Yaniv | Discard | Draw | Slap | Pass):
         return text
     if not isinstance(text, str):
-        raise InvalidMoveError(f"not a move: {text!r}")
-    words = text.split()
+        raise InvalidMoveError(f"not a move: {text!r:.60}")
+    words = text.split(maxsplit=NUM_CARDS + 1)
+    if len(words) > NUM_CARDS + 1:
+        raise InvalidMoveError(f"bad move {text!r:.60}: more cards than a deck holds")
     if not words:
         raise InvalidMoveError("empty move: expected one of " + ", ".join(VERBS))
     verb, args = words[0].lower(), words[1:]
     try:
         if verb in ("yaniv", "pass"):
             if args:
-                raise InvalidMoveError(f"bad move {text!r}: '{verb}' takes no cards")
+                raise InvalidMoveError(f"bad move {text!r:.60}: '{verb}' takes no cards")
             return YANIV if verb == "yaniv" else PASS
         if verb == "discard":
             if not args:
-                raise InvalidMoveError(f"bad move {text!r}: name the cards to discard")
+                raise InvalidMoveError(f"bad move {text!r:.60}: name the cards to discard")
             cards = tuple(parse_card(a) for a in args)
             if len(set(cards)) != len(cards):
-                raise InvalidMoveError(f"bad move {text!r}: a card is named twice")
+                raise InvalidMoveError(f"bad move {text!r:.60}: a card is named twice")
             return Discard(cards)
         if verb == "draw":
             if len(args) != 1:
-                raise InvalidMoveError(f"bad move {text!r}: expected 'draw stock' or 'draw CARD'")
+                raise InvalidMoveError(
+                    f"bad move {text!r:.60}: expected 'draw stock' or 'draw CARD'")
             return DRAW_STOCK if args[0].lower() == "stock" else DRAWS[parse_card(args[0])]
         if verb == "slap":
             if len(args) != 1:
-                raise InvalidMoveError(f"bad move {text!r}: expected 'slap CARD'")
+                raise InvalidMoveError(f"bad move {text!r:.60}: expected 'slap CARD'")
             return SLAPS[parse_card(args[0])]
     except CardError as exc:
-        raise InvalidMoveError(f"bad move {text!r}: {exc}") from None
-    raise InvalidMoveError(f"unknown move {text!r}: expected one of " + ", ".join(VERBS))
+        raise InvalidMoveError(f"bad move {text!r:.60}: {exc}") from None
+    raise InvalidMoveError(f"unknown move {text!r:.60}: expected one of " + ", ".join(VERBS))

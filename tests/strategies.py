@@ -1,0 +1,34 @@
+"""Hypothesis strategies shared by the test modules."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from yaniv import RuleSet
+from yaniv.rules import CHOICES
+
+
+@st.composite
+def rule_sets(draw: st.DrawFn) -> RuleSet:
+    bonus = draw(st.sampled_from(CHOICES["bonus"]))
+    step = draw(st.sampled_from([25, 50]))
+    return RuleSet(
+        jokers=draw(st.integers(0, 2)),
+        hand_size=draw(st.integers(2, 6)),
+        next_starter=draw(st.sampled_from(CHOICES["next_starter"])),
+        draw_first=draw(st.booleans()),
+        jokers_in_sets=draw(st.booleans()),
+        joker_in_run=draw(st.sampled_from(CHOICES["joker_in_run"])),
+        pickup=draw(st.sampled_from(CHOICES["pickup"])),
+        yaniv_threshold=draw(st.integers(0, 12)),
+        assaf_penalty=draw(st.sampled_from([0, 25, 30])),
+        assaf_scoring=draw(st.sampled_from(CHOICES["assaf_scoring"])),
+        yaniv_above_threshold=draw(st.booleans()),
+        bonus=bonus,
+        bonus_targets=draw(st.sampled_from([(100, 200), (50,), (40, 80)])),
+        bonus_step=step,
+        bonus_amount=draw(st.sampled_from([step, step // 5])),
+        end_mode=draw(st.sampled_from(CHOICES["end_mode"])),
+        score_limit=draw(st.sampled_from([40, 100, 200])),
+        slapdown=draw(st.sampled_from(CHOICES["slapdown"])),
+    )
