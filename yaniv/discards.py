@@ -165,7 +165,10 @@ def _list_type(key: tuple[bool, str, int], rules: RuleSet) -> type[MoveList[Any]
     return found
 
 
-_TABLE_LIMIT = 2_000_000
+#: Whole hands kept per rule variant. Hands rarely repeat across games, so a small table
+#: serves nearly every hit (the same hand asked again within a turn or a search) and keeps
+#: memory flat over any number of games; composing a new hand costs a few microseconds.
+_TABLE_LIMIT = 1 << 15
 #: Per rule variant: whole hand -> its discards; and the parts they are composed of.
 _TABLES: dict[tuple[bool, str, int], dict[int, MoveList[Discard]]] = {}
 _SETS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
