@@ -11,10 +11,12 @@ yaniv.errors.RuleError: bad value for option 'jokers': 3; allowed: an integer 0 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cards import _quote
 from .errors import RuleError
 
 #: The allowed values of each option whose value is a word.
@@ -38,6 +40,16 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "bonus_step": (1, 100_000),
     "bonus_amount": (1, 100_000),
 }
+
+#: Bounds of each bonus target (the scores score_limit allows), and the most targets a rule
+#: set may list.
+TARGET_BOUNDS = (1, 100_000)
+MAX_TARGETS = 100
+
+#: An integer as option text: ASCII digits with an optional sign (no ``1_000``, no ``５``).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: More digits than this is refused unread (every bound above has at most six).
+_MAX_DIGITS = 12
 
 #: One line per option, for help texts and `yaniv rules`.
 DESCRIPTIONS: dict[str, str] = {
@@ -97,24 +109,26 @@ class RuleSet:
     @classmethod
     def preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
         """The named preset with ``overrides`` set on top of it."""
-        if name not in PRESETS:
-            raise RuleError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RuleError(f"unknown preset {_shown(name)}; presets: {', '.join(PRESETS)}")
         return PRESETS[name].replace(**overrides)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """A rule set from ``{"preset": NAME, OPTION: VALUE, ...}`` (preset default standard)."""
+        if not isinstance(data, Mapping):
+            raise RuleError(f"rule options must be an object of OPTION: VALUE, not "
+                            f"{_shown(data)}")
         options = dict(data)
         name = options.pop("preset", "standard")
         if not isinstance(name, str):
-            raise RuleError(f"bad preset {name!r}: expected a preset name")
+            raise RuleError(f"bad preset {_shown(name)}: expected a preset name")
+        _check_names(options)
         return cls.preset(name, **options)
 
     def replace(self, **overrides: Any) -> RuleSet:
         """A copy with ``overrides`` set; unknown options raise RuleError."""
-        for key in overrides:
-            if key not in OPTION_NAMES:
-                raise RuleError(f"unknown option {key!r}; options: {', '.join(OPTION_NAMES)}")
+        _check_names(overrides)
         if "bonus_targets" in overrides and isinstance(overrides["bonus_targets"], list):
             overrides["bonus_targets"] = tuple(overrides["bonus_targets"])
         return dataclasses.replace(self, **overrides)
@@ -142,56 +156,81 @@ class RuleSet:
         return None
 
 
+def _shown(value: Any) -> str:
+    """A value quoted briefly for a message (an option may hold anything a file holds)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    return _quote(value)
+
+
+def _check_names(options: Mapping[Any, Any]) -> None:
+    for key in options:
+        if key not in OPTION_NAMES:
+            raise RuleError(f"unknown option {_shown(key)}; options: {', '.join(OPTION_NAMES)}")
+
+
+def _is_int(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def _check(name: str, value: Any) -> None:
     if name in CHOICES:
-        if value not in CHOICES[name]:
+        if not isinstance(value, str) or value not in CHOICES[name]:
             allowed = ", ".join(repr(v) for v in CHOICES[name])
-            raise RuleError(f"bad value for option {name!r}: {value!r}; allowed: {allowed}")
+            raise RuleError(f"bad value for option {name!r}: {_shown(value)}; "
+                            f"allowed: {allowed}")
     elif name in BOUNDS:
         low, high = BOUNDS[name]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise RuleError(
-                f"bad value for option {name!r}: {value!r}; allowed: an integer {low} to {high}"
-            )
+        if not _is_int(value, low, high):
+            raise RuleError(f"bad value for option {name!r}: {_shown(value)}; "
+                            f"allowed: an integer {low} to {high}")
     elif name == "bonus_targets":
-        if not isinstance(value, tuple) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+        low, high = TARGET_BOUNDS
+        if not isinstance(value, tuple) or len(value) > MAX_TARGETS or not all(
+            _is_int(v, low, high) for v in value
         ):
-            raise RuleError(
-                f"bad value for option 'bonus_targets': {value!r}; "
-                "allowed: a list of positive integers"
-            )
+            raise RuleError(f"bad value for option 'bonus_targets': {_shown(value)}; allowed: "
+                            f"a list of at most {MAX_TARGETS} integers {low} to {high}")
     elif not isinstance(value, bool):
-        raise RuleError(f"bad value for option {name!r}: {value!r}; allowed: true, false")
+        raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: true, false")
+
+
+def _parse_int(text: str) -> int | None:
+    """The integer ``text`` spells in ASCII digits (sign allowed), or None."""
+    if not _INTEGER.fullmatch(text) or len(text.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+        return None
+    return int(text)
 
 
 def parse_option(name: str, text: str) -> Any:
     """Convert an option's text (``"5"``, ``"true"``, ``"100,200"``) to its typed value."""
     if name not in OPTION_NAMES:
-        raise RuleError(f"unknown option {name!r}; options: {', '.join(OPTION_NAMES)}")
+        raise RuleError(f"unknown option {_shown(name)}; options: {', '.join(OPTION_NAMES)}")
+    if not isinstance(text, str):
+        raise RuleError(f"bad value for option {name!r}: {_shown(text)}; expected text")
     text = text.strip()
     if name in CHOICES:
         return text
     if name in BOUNDS:
-        try:
-            return int(text)
-        except ValueError:
-            raise RuleError(
-                f"bad value for option {name!r}: {text!r}; expected an integer"
-            ) from None
+        number = _parse_int(text)
+        if number is None:
+            low, high = BOUNDS[name]
+            raise RuleError(f"bad value for option {name!r}: {_shown(text)}; "
+                            f"expected an integer {low} to {high}")
+        return number
     if name == "bonus_targets":
-        try:
-            return tuple(int(t) for t in text.replace(",", " ").split())
-        except ValueError:
-            raise RuleError(
-                f"bad value for option 'bonus_targets': {text!r}; expected integers like 100,200"
-            ) from None
+        words = text.replace(",", " ").split(maxsplit=MAX_TARGETS)
+        numbers = [_parse_int(w) for w in words]
+        if len(words) > MAX_TARGETS or None in numbers:
+            raise RuleError(f"bad value for option 'bonus_targets': {_shown(text)}; expected "
+                            f"at most {MAX_TARGETS} integers like 100,200")
+        return tuple(numbers)
     lowered = text.lower()
     if lowered in ("true", "yes", "on", "1"):
         return True
     if lowered in ("false", "no", "off", "0"):
         return False
-    raise RuleError(f"bad value for option {name!r}: {text!r}; allowed: true, false")
+    raise RuleError(f"bad value for option {name!r}: {_shown(text)}; allowed: true, false")
 
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
