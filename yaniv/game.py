@@ -65,7 +65,7 @@ class Game:
         "rules", "n", "seed", "names", "scores", "out", "hands", "values", "counts",
         "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
         "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
-        "_refill_no", "_events", "_past_events", "_veil",
+        "_refill_no", "_events", "_past_events", "_veil", "_seen_cache",
     )
 
     rules: RuleSet
@@ -97,6 +97,8 @@ class Game:
     _events: list[Event]  # this round's events
     _past_events: tuple[Event, ...]  # the events of the finished rounds (shared by clones)
     _veil: Veil | None  # while a slap window is open: what the other seats see
+    _seen_cache: dict[int | None, tuple[int, list[Event]]]  # per seat: this round's events
+    # it may see, and how many of the round's events that covers (views ask at every turn)
 
     # ----------------------------------------------------------------- construction
 
@@ -156,7 +158,8 @@ class Game:
         ``phase`` is ``start`` (default), ``draw`` (after a discard: the last group is that
         discard), ``discard`` (draw-first, after the draw: ``drawn`` is the card taken from the
         pile, or None after a stock draw) or ``slap`` (``drawn`` is the stock card that may be
-        slapped; ``veil`` is what the others see). Cards are ints or notation. Raises
+        slapped; ``veil``, with ``pile`` and ``stock_size``, is what the others see: the
+        position before that draw). Cards are ints or notation. Raises
         SetupError naming what cannot be.
         """
         if not isinstance(rules, RuleSet):
@@ -252,7 +255,7 @@ class Game:
         if previous is not None:
             game.pickable = D.pickable(groups[previous], kinds[previous], rules.pickup)
         if veil is not None:
-            game._veil = _veil(veil, turn, game)
+            game._veil = _veil(veil, turn)
         elif turn is Phase.SLAP:
             game._veil = Veil(tuple(groups), len(stock_cards) + 1, 0)
         return game
@@ -292,6 +295,7 @@ class Game:
         game._events = []
         game._past_events = ()
         game._veil = None
+        game._seen_cache = {}
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -326,6 +330,7 @@ class Game:
         self.moves = []
         self.refills = []
         self._past_events += tuple(self._events)
+        self._seen_cache = {}
         self._events = [Dealt(self.round_no, deal.starter, deal.up, deal.hands,
                               tuple(self.counts), tuple(self.scores))]
         self._begin_turn(deal.starter)
@@ -385,6 +390,7 @@ class Game:
         g._events = self._events[:]
         g._past_events = self._past_events
         g._veil = self._veil
+        g._seen_cache = {}
         return g
 
     # ----------------------------------------------------------------- queries
@@ -424,22 +430,26 @@ class Game:
         Each seat's events are numbered from 0 at the start of the game, densely: events it
         may not see take no number, so the numbering reveals nothing either.
         """
-        past = self._seen(seat, self._past_events)
-        return (past + self._seen(seat, self._events))[n:]
+        past = [e for e in (x.seen_by(seat) for x in self._past_events) if e is not None]
+        return (past + self._round_seen(seat))[n:]
 
     def round_events(self, seat: int | None = None) -> tuple[Event, ...]:
         """This round's events as ``seat`` (``None``: a spectator) may see them."""
-        return tuple(self._seen(seat, self._events))
+        return tuple(self._round_seen(seat))
 
-    def _seen(self, seat: int | None, events: Sequence[Event]) -> list[Event]:
-        if events is self._events and self._veil is not None and seat != self._to_move:
-            events = events[: self._veil.events]
-        out: list[Event] = []
-        for event in events:
+    def _round_seen(self, seat: int | None) -> list[Event]:
+        """This round's events that ``seat`` sees, extended from a cache (no copy)."""
+        events = self._events
+        end = len(events)
+        if self._veil is not None and seat != self._to_move:
+            end = self._veil.events  # the draw that opened a slap window, and after it
+        done, seen = self._seen_cache.get(seat, (0, []))
+        for event in events[done:end]:
             shown = event.seen_by(seat)
             if shown is not None:
-                out.append(shown)
-        return out
+                seen.append(shown)
+        self._seen_cache[seat] = (max(done, end), seen)
+        return seen
 
     def stock_top(self) -> list[Card]:
         """The stock, top card first."""
@@ -859,7 +869,6 @@ class Game:
             "veil": None if veil is None else {
                 "pile": [[NAMES[c] for c in g] for g in veil.pile],
                 "stock_size": veil.stock_size,
-                "events": veil.events,
             },
         }
 
@@ -943,17 +952,17 @@ def _check_turn(
         raise SetupError(f"no card is drawn in phase {turn.label}")
 
 
-def _veil(data: Mapping[str, Any], turn: Phase, game: Game) -> Veil:
+def _veil(data: Mapping[str, Any], turn: Phase) -> Veil:
     if turn is not Phase.SLAP:
         raise SetupError("a veil comes only with phase slap")
     try:
         pile = tuple(tuple(_cards(g, "the veil's pile")) for g in data["pile"])
-        size, events = data["stock_size"], data["events"]
+        size = data["stock_size"]
     except (KeyError, TypeError) as exc:
-        raise SetupError(f"the veil needs pile, stock_size and events: {exc}") from None
-    if not (_is_int(size) and _is_int(events) and 0 <= size <= 54 and 0 <= events <= MAX_SCORE):
-        raise SetupError("the veil's stock_size and events must be small whole numbers")
-    return Veil(pile, size, events)
+        raise SetupError(f"the veil needs pile and stock_size: {exc}") from None
+    if not (_is_int(size) and 0 <= size <= 54):
+        raise SetupError("the veil's stock_size must be a whole number from 0 to 54")
+    return Veil(pile, size, 0)  # a built position has no events of its own to veil
 
 
 def _cards(items: Any, what: str = "cards") -> list[Card]:
