@@ -11,11 +11,12 @@ as the original would have gone on.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .cards import NAMES, parse_card, parse_cards
+from .cards import NAMES, _quote, parse_card, parse_cards
 from .errors import RecordError, YanivError
 from .game import MAX_PLAYERS, MIN_PLAYERS, Deal, Game, RoundLog, RoundResult
 from .moves import Move, parse_move
@@ -93,86 +94,157 @@ def load(path: str | Path) -> dict[str, Any]:
         size = Path(path).stat().st_size
         if size > MAX_BYTES:
             raise RecordError(f"record {path} is {size} bytes; the limit is {MAX_BYTES}")
-        return loads(Path(path).read_text(encoding="utf-8"), str(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"cannot read record {path}: {exc}") from None
+        with open(path, "rb") as file:  # bounded: a device or a pipe may never end
+            raw = file.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise RecordError(f"record {path} is longer than the limit of {MAX_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                          f"position {exc.start}): a record is JSON in UTF-8") from None
+    return loads(text, str(path))
 
 
 def loads(text: str, source: str = "record") -> dict[str, Any]:
     """Parse and check a record's JSON text; raises RecordError naming what is wrong."""
+    if not isinstance(text, str):
+        raise RecordError(f"{source}: a record is read from text, not {type(text).__name__}")
+    if not text.strip():
+        raise RecordError(f"{source} is empty: a record is a JSON object")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{source} is not JSON: {exc}") from None
     except RecursionError:
         raise RecordError(f"{source} is nested too deeply to be a record") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise RecordError(f"{source} holds a number of more than "
+                          f"{sys.get_int_max_str_digits()} digits: not a record") from None
     return check(data, source)
 
 
 def check(data: Any, source: str = "record") -> dict[str, Any]:
-    """Check a record's shape and version; returns it."""
+    """Check a record's shape, version and rules; returns it."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RecordError(f"{source} is not a yaniv record (no \"format\": \"{FORMAT}\")")
-    if data.get("version") not in READS:
-        raise RecordError(f"{source} has record version {data.get('version')!r:.20}; "
+    version = data.get("version")
+    if not _is_int(version) or version not in READS:
+        raise RecordError(f"{source} has record version {_shown(version, 20)}; "
                           f"this yaniv reads versions {', '.join(map(str, READS))}")
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise RecordError(f"{source} lacks {key!r}")
     if not isinstance(data["rules"], dict):
-        raise RecordError(f"{source}: \"rules\" must be an object of rule options")
+        raise RecordError(f"{source}: \"rules\" must be an object of rule options, not "
+                          f"{_shown(data['rules'])}")
+    try:
+        RuleSet.from_dict(data["rules"])
+    except YanivError as exc:
+        raise RecordError(f"{source}: \"rules\": {exc}") from None
     players = data["players"]
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        what = f"{len(players)} names" if isinstance(players, list) else _shown(players)
         raise RecordError(f"{source}: \"players\" must be a list of {MIN_PLAYERS} to "
-                          f"{MAX_PLAYERS} names")
-    for name in players:
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            raise RecordError(f"{source}: a player's name must be text of at most {MAX_NAME} "
-                              f"characters, not {name!r:.40}")
+                          f"{MAX_PLAYERS} names, not {what}")
+    for seat, name in enumerate(players):
+        if not isinstance(name, str):
+            raise RecordError(f"{source}: player {seat}'s name must be text, not "
+                              f"{_shown(name)}")
+        if len(name) > MAX_NAME:
+            raise RecordError(f"{source}: player {seat}'s name is {len(name)} characters "
+                              f"long; the limit is {MAX_NAME}")
     seed = data.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise RecordError(f"{source}: \"seed\" must be a whole number, not {seed!r:.40}")
+    if seed is not None and not _is_int(seed):
+        raise RecordError(f"{source}: \"seed\" must be a whole number, not {_shown(seed)}")
+    winners = data.get("winners", [])
+    if not isinstance(winners, list) or not all(
+        _is_int(w) and 0 <= w < len(players) for w in winners
+    ):
+        raise RecordError(f"{source}: \"winners\" must be a list of seat numbers, not "
+                          f"{_shown(winners)}")
     if not isinstance(data["rounds"], list) or not data["rounds"]:
-        raise RecordError(f"{source} has no rounds")
+        raise RecordError(f"{source} has no rounds (\"rounds\" must be a list of round "
+                          "objects)")
     for number, rnd in enumerate(data["rounds"], 1):
         _check_round(rnd, f"{source}, round {number}")
     return data
 
 
 def _check_round(rnd: Any, where: str) -> None:
-    """The shape of one round; the cards and moves themselves are checked as they replay."""
+    """The shape of one round and its cards; the moves themselves are checked as they replay."""
     if not isinstance(rnd, dict):
-        raise RecordError(f"{where}: a round must be an object")
+        raise RecordError(f"{where}: a round must be an object, not {_shown(rnd)}")
     deal = rnd.get("deal")
     if not isinstance(deal, dict):
         raise RecordError(f"{where}: the round lacks its \"deal\" object")
     hands = deal.get("hands")
-    if not isinstance(hands, list) or not all(_cards_list(h) for h in hands):
-        raise RecordError(f"{where}: the deal's \"hands\" must be lists of card names")
-    if not isinstance(deal.get("up"), str) or not _cards_list(deal.get("stock")):
-        raise RecordError(f"{where}: the deal needs \"up\" (a card name) and \"stock\" "
-                          "(a list of card names)")
+    if not isinstance(hands, list):
+        raise RecordError(f"{where}: the deal's \"hands\" must be a list of hands (lists of "
+                          f"card names), not {_shown(hands)}")
+    for seat, hand in enumerate(hands):
+        _check_cards(hand, where, f"the deal's hand {seat}")
+    if "up" not in deal:
+        raise RecordError(f"{where}: the deal lacks \"up\" (the turned-up card)")
+    _check_card(deal["up"], where, "the deal's \"up\"")
+    _check_cards(deal.get("stock"), where, "the deal's \"stock\"")
     if not _is_int(deal.get("starter")):
-        raise RecordError(f"{where}: the deal's \"starter\" must be a seat number")
+        raise RecordError(f"{where}: the deal's \"starter\" must be a seat number, not "
+                          f"{_shown(deal.get('starter'))}")
     moves = rnd.get("moves")
-    if not isinstance(moves, list) or not all(
-        isinstance(m, list) and len(m) == 2 and _is_int(m[0]) and isinstance(m[1], str)
-        for m in moves
-    ):
-        raise RecordError(f"{where}: \"moves\" must be a list of [seat, \"move\"] pairs")
+    if not isinstance(moves, list):
+        raise RecordError(f"{where}: \"moves\" must be a list of [seat, \"move\"] pairs, not "
+                          f"{_shown(moves)}")
+    for number, m in enumerate(moves, 1):
+        if not (isinstance(m, list) and len(m) == 2 and _is_int(m[0])
+                and isinstance(m[1], str)):
+            raise RecordError(f"{where}: move {number} must be a [seat, \"move\"] pair, not "
+                              f"{_shown(m)}")
     refills = rnd.get("refills")
-    if not isinstance(refills, list) or not all(
-        isinstance(r, list) and len(r) == 2 and _is_int(r[0]) and _cards_list(r[1])
-        for r in refills
-    ):
+    if not isinstance(refills, list):
         raise RecordError(f"{where}: \"refills\" must be a list of [move count, [cards]] "
-                          "pairs")
+                          f"pairs, not {_shown(refills)}")
+    for number, r in enumerate(refills, 1):
+        if not (isinstance(r, list) and len(r) == 2 and _is_int(r[0])):
+            raise RecordError(f"{where}: refill {number} must be a [move count, [cards]] "
+                              f"pair, not {_shown(r)}")
+        _check_cards(r[1], where, f"the stock of refill {number}")
     if rnd.get("result") is not None and not isinstance(rnd["result"], dict):
-        raise RecordError(f"{where}: \"result\" must be an object or null")
+        raise RecordError(f"{where}: \"result\" must be an object or null, not "
+                          f"{_shown(rnd['result'])}")
 
 
-def _cards_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
+def _check_card(value: Any, where: str, what: str) -> int:
+    """The card ``value`` names; RecordError naming ``what`` where it is not a card name."""
+    if not isinstance(value, str):
+        raise RecordError(f"{where}: {what} must be a card name such as \"7H\", not "
+                          f"{_shown(value)}")
+    try:
+        return parse_card(value)
+    except YanivError as exc:
+        raise RecordError(f"{where}: {what}: {exc}") from None
+
+
+def _check_cards(value: Any, where: str, what: str) -> None:
+    """A list of card names, none twice."""
+    if not isinstance(value, list):
+        raise RecordError(f"{where}: {what} must be a list of card names, not "
+                          f"{_shown(value)}")
+    seen: set[int] = set()
+    for number, item in enumerate(value, 1):
+        card = _check_card(item, where, f"card {number} of {what}")
+        if card in seen:
+            raise RecordError(f"{where}: {what} holds {NAMES[card]} twice")
+        seen.add(card)
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value quoted briefly for a message, JSON's literals spelt as in JSON."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return _quote(value, limit)
 
 
 def _is_int(value: Any) -> bool:
@@ -190,13 +262,16 @@ def _deal(data: dict[str, Any]) -> Deal:
 
 def iter_replay(data: dict[str, Any]) -> Iterator[tuple[Game, int, Move | None]]:
     """Replay a record: yields (game, seat, move) after each move, and (game, -1, None) at
-    the start of each round. Raises RecordError where the record does not replay."""
+    the start of each round. Raises RecordError where the record does not replay, naming the
+    round and the move."""
     data = check(data)
+    rules = RuleSet.from_dict(data["rules"])
+    names = list(data["players"])
+    game: Game | None = None
+    where = "round 1"
     try:
-        rules = RuleSet.from_dict(data["rules"])
-        names = [str(n) for n in data["players"]]
-        game: Game | None = None
         for number, rnd in enumerate(data["rounds"], 1):
+            where = f"round {number}"
             deal = _deal(rnd["deal"])
             if game is None:
                 game = Game.new(rules, len(names), data.get("seed"), names=names, deal=deal)
@@ -205,24 +280,35 @@ def iter_replay(data: dict[str, Any]) -> Iterator[tuple[Game, int, Move | None]]
             refills = [(int(at), tuple(parse_cards(stock))) for at, stock in rnd["refills"]]
             game._script = [stock for _, stock in refills]
             yield game, -1, None
-            for seat, text in rnd["moves"]:
+            for count, (seat, text) in enumerate(rnd["moves"], 1):
+                where = f"round {number}, move {count} ({_shown(text, 60)} by seat {seat})"
                 if seat != game.to_move:
-                    raise RecordError(f"round {number}: move {text!r} by seat {seat}, "
-                                      f"but seat {game.to_move} is to move")
+                    mover = ("the round is over" if game.to_move is None
+                             else f"seat {game.to_move} is to move")
+                    raise RecordError(f"the record does not replay: {where}: seat {seat} "
+                                      f"played, but {mover}")
                 move = parse_move(text)
                 game.play(move)
                 yield game, seat, move
-            if [at for at, _ in game.refills] != [at for at, _ in refills]:
-                raise RecordError(f"round {number}: the refills happened at other moves")
+            where = f"round {number}"
+            done = [at for at, _ in game.refills]
+            recorded = [at for at, _ in refills]
+            if done != recorded:
+                raise RecordError(f"the record does not replay: {where}: the stock was "
+                                  f"refilled after moves {_shown(done)}, the record says "
+                                  f"{_shown(recorded)}")
             want = rnd.get("result")
-            if want is not None and (game.result is None
-                                     or game.result.to_dict() != want):
-                raise RecordError(f"round {number}: the replayed result differs from the record")
+            if want is not None and (game.result is None or game.result.to_dict() != want):
+                raise RecordError(f"the record does not replay: {where}: the replayed result "
+                                  "differs from the record's")
             game._script = None
+        if game is not None and "winners" in data and list(game.winners) != data["winners"]:
+            raise RecordError(f"the record does not replay: the game's winners are seats "
+                              f"{list(game.winners)}, the record says {data['winners']}")
     except RecordError:
         raise
     except (YanivError, KeyError, TypeError, ValueError, IndexError) as exc:
-        raise RecordError(f"the record does not replay: {exc}") from None
+        raise RecordError(f"the record does not replay: {where}: {exc}") from None
 
 
 def resume(data: dict[str, Any]) -> Game:
