@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -109,12 +110,22 @@ def replay_command(
 
 
 def _say(line: str) -> None:
-    """Print a line as plain text: names and other record text are never markup."""
-    console.print(Text(line))
+    """Print a line as plain text: names and other record text are never markup, and their
+    control characters (escape sequences, newlines, bidi overrides) print as escapes."""
+    console.print(Text(_printable(line)))
+
+
+#: Characters a record's text may not send to the terminal as they are: C0 and C1 controls,
+#: and the bidi embeddings, overrides and isolates that would reorder the line.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str) -> str:
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _error(message: str) -> None:
-    console.print(Text.assemble(("error:", "red"), " ", message))
+    console.print(Text.assemble(("error:", "red"), " ", _printable(message)))
 
 
 def _print_result(game: Game) -> None:
@@ -132,7 +143,8 @@ def _print_result(game: Game) -> None:
                  + ("  OUT" if s in result.newly_out else ""))
     if result.game_winners:
         console.print(Text.assemble(("Game over.", "bold green"), " Winner: ",
-                                    ", ".join(game.names[s] for s in result.game_winners)))
+                                    _printable(", ".join(game.names[s]
+                                                         for s in result.game_winners))))
 
 
 # Commands defined in their own modules register here.
