@@ -151,7 +151,7 @@ def test_a_400_kb_player_name_is_refused_quickly(good: dict[str, Any], tmp_path:
     start = time.perf_counter()
     line = refused(path, "player 0's name is 400000 characters long", "the limit is 200")
     elapsed = time.perf_counter() - start
-    assert elapsed < 0.25, f"refusing a long name took {elapsed:.3f}s"
+    assert elapsed < 0.5, f"refusing a long name took {elapsed:.3f}s"
     assert len(line) < 300  # the name is not echoed
 
 
