@@ -16,6 +16,7 @@ from strategies import rule_sets
 from yaniv import Game, IllegalMoveError, Phase, RuleSet, SetupError, YanivError, record
 from yaniv.bots import get_bot
 from yaniv.cards import NAMES, parse_card, parse_cards
+from yaniv.errors import ViewError
 from yaniv.events import (
     Dealt,
     Drew,
@@ -414,3 +415,23 @@ def test_a_slap_made_is_public() -> None:
     assert [type(e).__name__ for e in game.events_since(0, 1)] == ["Discarded", "Drew",
                                                                    "Slapped"]
     assert NAMES[parse_card("5S")] == "5S" and isinstance(Discard((1,)), Discard)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"phase": "bogus"}, "phase 'bogus' is not one of start, draw"),
+        ({"scores": [1]}, "scores must be a list of 2 whole numbers"),
+        ({"seat": "0"}, "seat must be a whole number"),
+        ({"events": [{"type": "draw", "seat": 0}]}, "a draw event lacks 'source'"),
+        ({"hand": [5]}, "not a card: 5"),
+    ],
+)
+def test_a_bad_view_says_what_is_wrong(change: dict[str, Any], words: str) -> None:
+    data = Game.new(RuleSet(), 2, seed=1).view(1).to_dict()
+    data.update(change)
+    with pytest.raises(ViewError, match=words):
+        PlayerView.from_dict(data)
+    del data["names"]
+    with pytest.raises(ViewError, match="the view lacks the key 'names'"):
+        PlayerView.from_dict(data)

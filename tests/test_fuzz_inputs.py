@@ -11,18 +11,17 @@ import copy
 import json
 import random
 import re
-import traceback
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, reject, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from yaniv import Game, Phase, RecordError, RuleSet, record
 from yaniv.arena import answer_request
 from yaniv.bots import get_bot
 from yaniv.cards import NAMES
-from yaniv.errors import RuleError, YanivError
+from yaniv.errors import RuleError
 from yaniv.moves import YANIV
 from yaniv.rules import BOUNDS, CHOICES, OPTION_NAMES
 
@@ -385,21 +384,6 @@ def test_a_real_request_is_answered_with_a_legal_move(index: int) -> None:
     assert answer is not None and answer.get("move") in request["view"]["legal_moves"], answer
 
 
-def _answer_but_known_event_bug(raw: bytes) -> dict[str, Any] | None:
-    """``_answer``, setting aside the known bug below (a malformed event escapes as a bare
-    YanivError) so that the fuzzing goes on finding others."""
-    try:
-        return _answer(raw)
-    except YanivError as exc:
-        if "event_from_dict" in {f.f_code.co_name for f, _ in traceback.walk_tb(exc.__traceback__)}:
-            reject()
-        raise
-
-
-@pytest.mark.xfail(strict=True, raises=YanivError, reason=(
-    "known bug: yaniv.events.event_from_dict raises a bare YanivError (not a ValueError) for a "
-    "malformed event, and arena.answer_request does not catch YanivError, so the request "
-    "raises instead of being answered; remove this mark once either is fixed"))
 @pytest.mark.parametrize("event", [[0, None], {"type": "deal"}, {"type": "draw", "seat": 0},
                                    {"type": "nonsense"}])
 def test_a_view_with_a_malformed_event_is_answered_in_words(event: Any) -> None:
@@ -413,7 +397,7 @@ def test_a_view_with_a_malformed_event_is_answered_in_words(event: Any) -> None:
 @given(mutated(REQUESTS))
 def test_a_mutated_request_is_answered_in_words(request: dict[str, Any]) -> None:
     raw = json.dumps(request).encode()
-    answer = _answer_but_known_event_bug(raw)
+    answer = _answer(raw)
     assert (answer is None) == _is_quit(raw)
 
 
@@ -425,4 +409,4 @@ def test_a_corrupted_request_line_is_answered_in_words(
 ) -> None:
     raw = json.dumps(request).encode()
     at %= len(raw) + 1
-    _answer_but_known_event_bug(raw[:at] + byte + raw[at + 1:])
+    _answer(raw[:at] + byte + raw[at + 1:])

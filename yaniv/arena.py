@@ -31,7 +31,7 @@ from typing import Annotated, Any
 import typer
 
 from .cards import deck
-from .errors import YanivError
+from .errors import ViewError, YanivError
 from .game import Deal, Game, Phase, ResultKind
 from .moves import YANIV, Move, parse_move
 from .rules import RuleSet
@@ -757,10 +757,8 @@ def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
                          "expected a view as docs/bot-protocol.md describes"}
     try:
         view = PlayerView.from_dict(data["view"])
-    except KeyError as exc:
-        return {"error": f"the view lacks the key {exc.args[0]!r} (see docs/bot-protocol.md)"}
-    except (ValueError, TypeError, AttributeError, IndexError) as exc:
-        return {"error": f"the view is malformed: {exc}"}
+    except ViewError as exc:
+        return {"error": f"{exc} (see docs/bot-protocol.md)"}
     if not view.legal_moves:
         return {"error": f"the view has no legal moves: seat {view.seat} is not to act"}
     try:

@@ -31,5 +31,9 @@ class IllegalMoveError(MoveError):
     """A well-formed move that the rules do not allow in this position."""
 
 
+class ViewError(YanivError, ValueError):
+    """A view (JSON) that cannot be read back."""
+
+
 class RecordError(YanivError, ValueError):
     """A game record that cannot be read or does not replay."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from .cards import NAMES, VALUE, Card, deck, parse_card, parse_cards
 from .discards import MoveList, move_list
+from .errors import ViewError, YanivError
 from .events import Event, event_from_dict, event_to_dict
 from .moves import YANIV, Move, parse_move
 from .rules import RuleSet
@@ -133,36 +134,68 @@ class PlayerView:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PlayerView:
-        """The inverse of ``to_dict``."""
+    def from_dict(cls, data: Any) -> PlayerView:
+        """The inverse of ``to_dict``; raises ViewError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise ViewError(f"a view must be an object, not {type(data).__name__}")
+        try:
+            return cls._from_dict(data)
+        except KeyError as exc:
+            raise ViewError(f"the view lacks the key {exc.args[0]!r}") from None
+        except (YanivError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise ViewError(f"the view is malformed: {exc}") from None
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> PlayerView:
         names = tuple(data["names"])
-        out_seats = set(data["out"])
+        if not all(isinstance(name, str) for name in names):
+            raise ViewError("every name must be text")
+        n = len(names)
+        out_seats = set(_ints(data["out"], "out"))
         rules = RuleSet.from_dict(data["rules"])
+        phase = data["phase"]
+        if not isinstance(phase, str) or phase.upper() not in Phase.__members__:
+            raise ViewError(f"phase {phase!r:.30} is not one of "
+                            + ", ".join(p.label for p in Phase))
+        seat = SPECTATOR if data["seat"] is None else _int(data["seat"], "seat")
         return cls(
-            seat=SPECTATOR if data["seat"] is None else int(data["seat"]),
+            seat=seat,
             rules=rules,
             names=names,
-            round_no=int(data["round"]),
-            phase=Phase[data["phase"].upper()],
-            to_move=data["to_move"],
+            round_no=_int(data["round"], "round"),
+            phase=Phase[phase.upper()],
+            to_move=None if data["to_move"] is None else _int(data["to_move"], "to_move"),
             hand=tuple(parse_cards(data["hand"])),
-            hand_sizes=tuple(data["hand_sizes"]),
-            scores=tuple(data["scores"]),
-            out=tuple(s in out_seats for s in range(len(names))),
+            hand_sizes=_ints(data["hand_sizes"], "hand_sizes", n),
+            scores=_ints(data["scores"], "scores", n),
+            out=tuple(s in out_seats for s in range(n)),
             pile=tuple(tuple(parse_cards(g)) for g in data["pile"]),
             pickable=tuple(parse_cards(data["pickable"])),
-            stock_size=int(data["stock_size"]),
+            stock_size=_int(data["stock_size"], "stock_size"),
             known=tuple(tuple(parse_cards(k)) for k in data["known"]),
             drawn=None if data["drawn"] is None else parse_card(data["drawn"]),
             legal_moves=move_list((parse_move(m) for m in data["legal_moves"]), rules),
             events=tuple(event_from_dict(e) for e in data["events"]),
-            starter=data["starter"],
+            starter=None if data["starter"] is None else _int(data["starter"], "starter"),
             result=None if data["result"] is None else RoundResult.from_dict(data["result"]),
-            winners=tuple(data["winners"]),
-            score_history=tuple(tuple(scores) for scores in data["score_history"]),
+            winners=_ints(data["winners"], "winners"),
+            score_history=tuple(_ints(s, "score_history", n) for s in data["score_history"]),
         )
 
     @classmethod
     def from_json(cls, text: str) -> PlayerView:
         """The inverse of ``to_json``."""
         return cls.from_dict(json.loads(text))
+
+
+def _int(value: Any, key: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ViewError(f"{key} must be a whole number, not {value!r:.30}")
+    return value
+
+
+def _ints(values: Any, key: str, length: int | None = None) -> tuple[int, ...]:
+    if not isinstance(values, list) or (length is not None and len(values) != length):
+        size = "" if length is None else f"{length} "
+        raise ViewError(f"{key} must be a list of {size}whole numbers")
+    return tuple(_int(v, key) for v in values)
