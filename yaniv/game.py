@@ -65,7 +65,7 @@ class Game:
         "rules", "n", "seed", "names", "scores", "out", "hands", "values", "counts",
         "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
         "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
-        "_refill_no", "_events", "_past_events", "_veil", "_seen_cache",
+        "_refill_no", "_events", "_past_events", "_past_cache", "_veil", "_seen_cache",
     )
 
     rules: RuleSet
@@ -94,8 +94,11 @@ class Game:
     winners: tuple[int, ...]
     _script: list[tuple[Card, ...]] | None  # replay: stock orders to use instead of shuffling
     _refill_no: int  # refills so far this round (a position may start with some)
-    _events: list[Event]  # this round's events
-    _past_events: tuple[Event, ...]  # the events of the finished rounds (shared by clones)
+    # Events are logged as (event class, *fields) tuples, made into Event values only when
+    # read: simulations that never look pay for no objects.
+    _events: list[Event | tuple[Any, ...]]  # this round's
+    _past_events: tuple[Event | tuple[Any, ...], ...]  # the finished rounds' (shared by clones)
+    _past_cache: list[Event]  # the finished rounds' events as values, made on demand
     _veil: Veil | None  # while a slap window is open: what the other seats see
     _seen_cache: dict[int | None, tuple[int, list[Event]]]  # per seat: this round's events
     # it may see, and how many of the round's events that covers (views ask at every turn)
@@ -294,6 +297,7 @@ class Game:
         game._refill_no = 0
         game._events = []
         game._past_events = ()
+        game._past_cache = []
         game._veil = None
         game._seen_cache = {}
         return game
@@ -331,8 +335,8 @@ class Game:
         self.refills = []
         self._past_events += tuple(self._events)
         self._seen_cache = {}
-        self._events = [Dealt(self.round_no, deal.starter, deal.up, deal.hands,
-                              tuple(self.counts), tuple(self.scores))]
+        self._events = [(Dealt, self.round_no, deal.starter, deal.up, deal.hands,
+                         tuple(self.counts), tuple(self.scores))]
         self._begin_turn(deal.starter)
 
     def next_round(self, deal: Deal | None = None) -> None:
@@ -389,6 +393,7 @@ class Game:
         g._refill_no = self._refill_no
         g._events = self._events[:]
         g._past_events = self._past_events
+        g._past_cache = []
         g._veil = self._veil
         g._seen_cache = {}
         return g
@@ -421,7 +426,7 @@ class Game:
             tuple(self.pile), tuple(self.kinds), self.pickable, self._to_move, self.phase,
             self.drawn, self.round_no, self.deal, tuple(self.moves), tuple(self.refills),
             tuple(self.history), self.result, self.winners, self.seed, self._refill_no,
-            self._veil, self._past_events, tuple(self._events),
+            self._veil, tuple(self._past_typed()), tuple(self._typed()),
         )
 
     def events_since(self, n: int, seat: int | None = None) -> list[Event]:
@@ -430,8 +435,26 @@ class Game:
         Each seat's events are numbered from 0 at the start of the game, densely: events it
         may not see take no number, so the numbering reveals nothing either.
         """
-        past = [e for e in (x.seen_by(seat) for x in self._past_events) if e is not None]
+        past = [e for e in (x.seen_by(seat) for x in self._past_typed()) if e is not None]
         return (past + self._round_seen(seat))[n:]
+
+    def _typed(self) -> list[Event]:
+        """This round's events as values (made from their logged fields once)."""
+        events = self._events
+        for i in range(len(events) - 1, -1, -1):
+            if not isinstance(events[i], tuple):
+                break
+        else:
+            i = -1
+        for k in range(i + 1, len(events)):
+            events[k] = _made(events[k])
+        return events  # type: ignore[return-value]  # every entry is a value now
+
+    def _past_typed(self) -> list[Event]:
+        cache = self._past_cache
+        for entry in self._past_events[len(cache):]:
+            cache.append(_made(entry))
+        return cache
 
     def round_events(self, seat: int | None = None) -> tuple[Event, ...]:
         """This round's events as ``seat`` (``None``: a spectator) may see them."""
@@ -439,7 +462,7 @@ class Game:
 
     def _round_seen(self, seat: int | None) -> list[Event]:
         """This round's events that ``seat`` sees, extended from a cache (no copy)."""
-        events = self._events
+        events = self._typed()
         end = len(events)
         if self._veil is not None and seat != self._to_move:
             end = self._veil.events  # the draw that opened a slap window, and after it
@@ -497,7 +520,7 @@ class Game:
             discards = D.legal_discards(self.hands[self._to_move], self.rules)
             if not self.can_yaniv():
                 return discards
-            return D.move_list((YANIV, *discards), self.rules)
+            return type(discards)((YANIV, *discards))  # type: ignore[arg-type]
         if phase == _DRAW:
             return self.draw_options()
         if phase == _DISCARD:
@@ -592,7 +615,7 @@ class Game:
         elif isinstance(move, Slap):
             self._slap(p, move.card)
         else:  # Pass
-            self._events.append(Passed(p))
+            self._events.append((Passed, p))
             self._end_turn(p)
         return None
 
@@ -604,7 +627,7 @@ class Game:
         self.counts[p] -= len(cards)
         self.pile.append(cards)
         self.kinds.append(D.SINGLE if len(cards) == 1 else D.classify(cards, self.rules))
-        self._events.append(Discarded(p, cards))
+        self._events.append((Discarded, p, cards))
         if self.rules.draw_first:
             self._end_turn(p)
         else:
@@ -626,7 +649,7 @@ class Game:
                 # The others must not learn that a slap window opened: until it closes they
                 # see the position before this draw.
                 self._veil = Veil(tuple(self.pile), len(self.stock) + 1, len(self._events))
-            self._events.append(Drew(p, "stock", card))
+            self._events.append((Drew, p, "stock", card))
         else:
             # The previous discard lies under this turn's discard, or on top with draw-first.
             i = -1 if rules.draw_first else -2
@@ -638,7 +661,7 @@ class Game:
                 del self.pile[i]
                 del self.kinds[i]
             self.known[p] |= 1 << card
-            self._events.append(Drew(p, "pile", card))
+            self._events.append((Drew, p, "pile", card))
         self.hands[p] |= 1 << card
         self.values[p] += VALUE[card]
         self.counts[p] += 1
@@ -663,7 +686,7 @@ class Game:
         self.hands[p] ^= 1 << card
         self.values[p] -= VALUE[card]
         self.counts[p] -= 1
-        self._events.append(Slapped(p, card))
+        self._events.append((Slapped, p, card))
         self._end_turn(p)
 
     def _refill(self) -> None:
@@ -681,7 +704,7 @@ class Game:
             self._shuffle(cards)
             stock = cards
         self.refills.append((len(self.moves), tuple(stock)))
-        self._events.append(Refilled(len(stock)))
+        self._events.append((Refilled, len(stock)))
         self.stock = stock[::-1]
         self.pile = self.pile[-1:]
         self.kinds = self.kinds[-1:]
@@ -781,7 +804,7 @@ class Game:
         )
         self.result = result
         self.winners = winners
-        self._events.append(Showdown(result))
+        self._events.append((Showdown, result))
         self.phase = _GAME_OVER if winners else _ROUND_OVER
         self._to_move = -1
         if self.deal is not None:
@@ -896,6 +919,14 @@ def _check_players(n: int, rules: RuleSet) -> None:
     if needed > 52 + rules.jokers:
         raise SetupError(f"{n} players with {rules.hand_size} cards each need {needed} cards; "
                          f"the deck has {52 + rules.jokers}")
+
+
+def _made(entry: Event | tuple[Any, ...]) -> Event:
+    """An event value from its logged entry."""
+    if isinstance(entry, tuple):
+        made: Event = entry[0](*entry[1:])
+        return made
+    return entry
 
 
 def _seed(seed: int | None, rng: random.Random | None) -> int:
