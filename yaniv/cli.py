@@ -31,15 +31,8 @@ console = Console(highlight=False)
 
 def rules_from(preset: str, options: list[str] | None) -> RuleSet:
     """A rule set from a preset name and ``KEY=VALUE`` overrides; exits with a clear error."""
-    pairs: dict[str, str] = {}
-    for item in options or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise typer.BadParameter(f"{item!r}: expected KEY=VALUE, e.g. yaniv_threshold=5",
-                                     param_hint="--option")
-        pairs[key.strip()] = value
     try:
-        return RuleSet.preset(preset).with_options(pairs)
+        return RuleSet.from_preset_and_options(preset, options or [])
     except YanivError as exc:
         raise typer.BadParameter(str(exc), param_hint="--rules/--option") from None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,22 @@ class RuleSet:
         if "bonus_targets" in overrides and isinstance(overrides["bonus_targets"], list):
             overrides["bonus_targets"] = tuple(overrides["bonus_targets"])
         return dataclasses.replace(self, **overrides)
+
+    @classmethod
+    def from_preset_and_options(cls, preset: str = "standard",
+                                options: Iterable[str] = ()) -> RuleSet:
+        """A preset with ``KEY=VALUE`` texts over it, as a command line or a form gives them.
+
+        >>> RuleSet.from_preset_and_options("hebrew", ["yaniv_threshold=5"]).yaniv_threshold
+        5
+        """
+        pairs: dict[str, str] = {}
+        for item in options:
+            key, sep, value = str(item).partition("=")
+            if not sep or not key.strip():
+                raise RuleError(f"{_shown(item)}: expected KEY=VALUE, e.g. yaniv_threshold=5")
+            pairs[key.strip()] = value.strip()
+        return cls.preset(preset).with_options(pairs)
 
     def with_options(self, options: Mapping[str, str]) -> RuleSet:
         """A copy with options given as text, as on a command line: ``{"jokers": "1"}``."""
