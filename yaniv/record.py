@@ -11,7 +11,9 @@ as the original would have gone on.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,16 +77,30 @@ def to_record(game: Game) -> dict[str, Any]:
     }
 
 
-def dumps(game: Game) -> str:
-    """The record of ``game`` as JSON text (deterministic: the same game, the same bytes)."""
-    return json.dumps(to_record(game), indent=1, ensure_ascii=False) + "\n"
+def dumps(game: Game, extra: dict[str, Any] | None = None) -> str:
+    """The record of ``game`` as JSON text (deterministic: the same game, the same bytes).
+
+    ``extra`` adds keys of the caller's (a table's seats, say) that replay ignores.
+    """
+    data = to_record(game)
+    if extra:
+        data.update({k: v for k, v in extra.items() if k not in data})
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def save(game: Game, path: str | Path) -> Path:
-    """Write the record of ``game`` to ``path``; returns the path."""
+def save(game: Game, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
+    """Write the record of ``game`` to ``path`` atomically (a crash mid-write leaves the last
+    whole record); returns the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dumps(game), encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(dumps(game, extra))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return target
 
 
