@@ -107,7 +107,8 @@ def test_replay_and_rules_commands(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Round 1" in result.output and "Game over." in result.output
     assert result.output.count(": yaniv with ") == len(game.history)
-    assert "draw stock (" in result.output  # a replay names the card drawn from the stock
+    # A replay names every card drawn from the stock.
+    assert "from the stock." in result.output and "draws from the stock" not in result.output
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
     result = runner.invoke(app, ["replay", str(bad)])

@@ -15,9 +15,9 @@ from rich.text import Text
 from . import record
 from .cards import cards_text, sort_key
 from .errors import YanivError
-from .events import Drew
 from .game import Game, ResultKind
-from .moves import DRAW_STOCK, Yaniv
+from .moves import Yaniv
+from .narration import Narrator
 from .rules import DESCRIPTIONS, PRESETS, RuleSet
 
 app = typer.Typer(
@@ -73,8 +73,16 @@ def replay_command(
     """Print a recorded game turn by turn, every hand shown."""
     try:
         data = record.load(file)
-        parts: list[str] = []
+        narrator: Narrator | None = None
+        told = 0
         for game, seat, move in record.iter_replay(data):
+            if narrator is None:
+                # A record holds every card, so the replay tells the whole story: the cards
+                # drawn from the stock too.
+                narrator = Narrator(game.names, None, game.rules.draw_first)
+            events = game.all_events(told)
+            told += len(events)
+            narrator.read(events)
             if move is None:
                 deal = game.deal
                 assert deal is not None
@@ -84,19 +92,8 @@ def replay_command(
                 _say(f"  turned up {cards_text([deal.up])}; {game.names[deal.starter]} starts")
             elif isinstance(move, Yaniv):
                 _print_result(game)
-            else:
-                text = str(move)
-                if move == DRAW_STOCK:
-                    # A record holds every card, so a replay names the card drawn from the stock:
-                    # the drawer's own events show it.
-                    drew = next(e for e in reversed(game.round_events(seat))
-                                if isinstance(e, Drew))
-                    text += f" ({cards_text([drew.card] if drew.card is not None else [])})"
-                parts.append(text)
-                if game.to_move != seat:
-                    _say(f"{game.names[seat]:>12}: {', '.join(parts):<36} "
-                         f"-> {_hand_text(game, seat)}")
-                    parts = []
+            elif game.to_move != seat:
+                _say(f"  {narrator.lines[-1].text} -> {_hand_text(game, seat)}")
     except YanivError as exc:
         _error(str(exc))
         raise typer.Exit(1) from None
@@ -141,7 +138,7 @@ def _print_result(game: Game) -> None:
 
 
 # Commands defined in their own modules register here.
-from .arena import arena_command, bot_command  # noqa: E402
+from .arena_cli import arena_command, bot_command  # noqa: E402
 
 app.command("arena")(arena_command)
 app.command("bot")(bot_command)

@@ -456,6 +456,11 @@ class Game:
             cache.append(_made(entry))
         return cache
 
+    def all_events(self, n: int = 0) -> list[Event]:
+        """Every event from the ``n``-th on, hidden cards included: the whole story, as a
+        record holds it (for replays; a seat gets ``events_since``)."""
+        return (self._past_typed() + self._typed())[n:]
+
     def round_events(self, seat: int | None = None) -> tuple[Event, ...]:
         """This round's events as ``seat`` (``None``: a spectator) may see them."""
         return tuple(self._round_seen(seat))
