@@ -165,8 +165,9 @@ def test_capped_games_are_reported_and_won_by_no_one(cycler: str) -> None:
     assert report["capped"] == 3 and report["capped_games"] == [0, 1, 2]
     assert report["max_moves"] == 300
     assert "capped game is a win for no one" in report["wins_counting"]
-    (bot,) = report["bots"]
-    assert bot["games"] == 6 and bot["wins"] == 0 and bot["capped"] == 6
+    assert [b["name"] for b in report["bots"]] == [f"{cycler}#1", f"{cycler}#2"]
+    for bot in report["bots"]:
+        assert bot["games"] == 3 and bot["wins"] == 0 and bot["capped"] == 3
     assert report["errors"] == []
 
 
@@ -206,7 +207,8 @@ def test_cli_reports_capped_games_in_the_table_and_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["capped"] == 2 and report["max_moves"] == 120
-    assert all(b["wins"] == 0 and b["capped"] == 4 for b in report["bots"])
+    assert len(report["bots"]) == 2  # the program fills both seats: two entrants
+    assert all(b["wins"] == 0 and b["capped"] == 2 for b in report["bots"])
     assert "capped (stopped after 120 moves, a win for no one): 2 games" in _flat(result.output)
 
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from yaniv import Game, Phase, RecordError, RuleSet, record
-from yaniv.arena import answer_request
 from yaniv.bots import get_bot
 from yaniv.cards import NAMES
 from yaniv.errors import RuleError
 from yaniv.moves import YANIV
+from yaniv.protocol import answer_request
 from yaniv.rules import BOUNDS, CHOICES, OPTION_NAMES
 
 #: Mutated inputs are built from real ones; the slow health checks only see that work.

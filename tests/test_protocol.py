@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -12,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from yaniv import Game
-from yaniv.arena import MAX_LINE_BYTES, BotFailure, CmdBot, run_arena
+from yaniv.arena import run_arena
+from yaniv.bots import get_bot
 from yaniv.moves import parse_move
+from yaniv.protocol import MAX_LINE_BYTES, QUIT_GRACE, BotFailure, CmdBot, serve
 from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
 
 YANIV_BOT = [sys.executable, "-c", "from yaniv.cli import main; main()", "bot"]
 
@@ -69,7 +73,8 @@ def test_misbehaving_programs_lose_with_a_clear_error(tmp_path: Path) -> None:
     }
     for name, (body, message) in cases.items():
         spec = _script(tmp_path, name, body)
-        report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=1.0)
+        report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=1.0,
+                           startup_limit=0.5)
         bad, easy = report["bots"]
         assert bad["wins"] == 0 and easy["wins"] == 2, name
         assert bad["errors"] == 2 and message in bad["error_messages"][0], (name, bad)
@@ -213,3 +218,117 @@ def test_a_set_laid_in_reverse_order_is_accepted(tmp_path: Path) -> None:
     assert sum(b["wins"] for b in report["bots"]) >= games  # every game finished
     laid = played.read_text().splitlines()
     assert len(laid) >= 5  # sets really were laid reversed, several times
+
+
+# ----------------------------------------------------------------- the end of a game: quit
+
+
+def _first_view() -> PlayerView:
+    game = Game.new(RuleSet(), players=2, seed=1)
+    assert game.to_move is not None
+    return game.view(game.to_move)
+
+
+def test_a_program_is_sent_quit_and_given_a_grace_to_exit(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    script = tmp_path / "polite.py"
+    script.write_text(
+        "import json, sys, time\n"
+        f"log = open({str(log)!r}, 'a', buffering=1)\n"
+        "for line in sys.stdin:\n"
+        "    data = json.loads(line)\n"
+        "    if data.get('quit') is True:\n"
+        "        log.write('quit received\\n')\n"
+        "        time.sleep(0.3)  # tidying up, well inside the grace\n"
+        "        log.write('exited on its own\\n')\n"
+        "        sys.exit(0)\n"
+        "    print(json.dumps({'move': data['view']['legal_moves'][0]}), flush=True)\n")
+    bot = CmdBot(f"{sys.executable} {script}", time_limit=10)
+    bot.choose(_first_view())
+    t0 = time.perf_counter()
+    bot.close()
+    assert time.perf_counter() - t0 < QUIT_GRACE  # it left by itself: no full grace waited
+    assert log.read_text().splitlines() == ["quit received", "exited on its own"]
+    assert bot.proc.returncode == 0  # exited, not killed
+
+
+def test_the_arena_sends_quit_to_every_program_at_the_end_of_a_game(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    script = tmp_path / "quitlog.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    data = json.loads(line)\n"
+        "    if data.get('quit') is True:\n"
+        f"        open({str(log)!r}, 'a').write('quit\\n')\n"
+        "        break\n"
+        "    print(json.dumps({'move': data['view']['legal_moves'][-1]}), flush=True)\n")
+    report = run_arena([f"cmd:{sys.executable} {script}", "easy"], 2, 2, RuleSet(), seed=1)
+    assert report["errors"] == []
+    assert log.read_text().splitlines() == ["quit", "quit"]  # once per game
+
+
+def test_a_program_that_ignores_quit_is_killed_after_the_grace(tmp_path: Path) -> None:
+    script = tmp_path / "stubborn.py"
+    script.write_text(
+        "import json, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "for line in sys.stdin:\n"
+        "    data = json.loads(line)\n"
+        "    if 'view' in data:\n"
+        "        print(json.dumps({'move': data['view']['legal_moves'][0]}), flush=True)\n"
+        "time.sleep(60)  # input closed: stays anyway\n")
+    bot = CmdBot(f"{sys.executable} {script}", time_limit=10)
+    bot.choose(_first_view())
+    t0 = time.perf_counter()
+    bot.close()
+    took = time.perf_counter() - t0
+    assert QUIT_GRACE * 0.9 <= took < QUIT_GRACE + 3  # waited the grace, then killed
+    assert bot.proc.returncode is not None and bot.proc.returncode < 0  # killed by a signal
+
+
+# ----------------------------------------------------------------- start-up is not a decision
+
+
+SLOW_START = (
+    "import json, sys, time\n"
+    "time.sleep({sleep})  # a slow start: an interpreter, a model to load\n"
+    "for line in sys.stdin:\n"
+    "    print(json.dumps({{'move': json.loads(line)['view']['legal_moves'][-1]}}), flush=True)\n"
+)
+
+
+def test_start_up_time_is_not_counted_as_a_decision(tmp_path: Path) -> None:
+    script = tmp_path / "slow_start.py"
+    script.write_text(SLOW_START.format(sleep=1.0))
+    spec = f"cmd:{sys.executable} {script}"
+    report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=0.5)
+    assert report["errors"] == []  # 1 s to start with a 0.5 s time limit: not ejected
+    slow = report["bots"][0]
+    assert slow["name"] == spec and slow["decisions"] > 0
+    assert slow["decision_ms"]["p99"] < 250  # the second of start-up is in none of them
+    assert slow["startup_ms"]["count"] == 2  # once per game, reported on its own
+    assert slow["startup_ms"]["median"] >= 900
+    assert report["bots"][1]["startup_ms"] is None  # a built-in bot does not start
+
+
+def test_a_start_longer_than_the_start_up_limit_still_fails(tmp_path: Path) -> None:
+    script = tmp_path / "slower_start.py"
+    script.write_text(SLOW_START.format(sleep=3.0))
+    bot = CmdBot(f"{sys.executable} {script}", time_limit=0.5, startup_limit=0.5)
+    try:
+        t0 = time.perf_counter()
+        with pytest.raises(BotFailure, match=r"no answer within 1 s \(start-up included\)"):
+            bot.choose(_first_view())
+        assert time.perf_counter() - t0 < 2.5
+    finally:
+        bot.close()
+
+
+def test_serve_answers_until_quit() -> None:
+    view = _first_view()
+    good = json.dumps({"view": view.to_dict()}).encode()
+    out = io.StringIO()
+    serve(get_bot("random", 1), io.BytesIO(good + b'\n\n{"quit": true}\n' + good + b"\n"), out)
+    (answer,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert parse_move(answer["move"]) in view.legal_moves

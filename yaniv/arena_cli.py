@@ -1,0 +1,327 @@
+"""The arena and bot commands as people see them: Typer options, Rich tables, the plot.
+
+The tournament itself is :mod:`yaniv.arena`, the bot protocol :mod:`yaniv.protocol`; this module
+only reads options, prints, and draws (matplotlib, from the ``plot`` extra, only for ``--plot``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .arena import MAX_MOVES, check_max_moves, check_spec, run_arena
+from .errors import YanivError
+from .protocol import STARTUP_LIMIT, check_time_limit, serve
+from .rules import RuleSet
+
+#: Where ``--plot`` sends a person who lacks matplotlib.
+PLOT_EXTRA_HINT = "pip install 'yaniv[plot]'"
+
+#: The widest a bot's name is shown in the report's table (the JSON keeps it whole).
+NAME_WIDTH = 40
+
+
+def _rules_from(preset: str, options: list[str] | None) -> RuleSet:
+    """A rule set from a preset and ``KEY=VALUE`` texts; a bad one is a usage error."""
+    try:
+        return RuleSet.from_preset_and_options(preset, options or [])
+    except YanivError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--rules/--option") from None
+
+
+# ----------------------------------------------------------------- names and specs
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by an ellipsis in its middle."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "\u2026"[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "\u2026" + (text[-tail:] if tail else "")
+
+
+def short_name(spec: str, width: int = NAME_WIDTH) -> str:
+    """A bot's spec for the table, at most ``width`` characters: a program as
+    ``cmd:PROGRAM ARGS`` with the program and any path among the arguments by their base
+    names, and the arguments cut in the middle if still too long (the JSON report keeps the
+    whole command).
+
+    >>> short_name("cmd:/usr/local/bin/python3 /home/me/bots/mine.py --depth 3")
+    'cmd:python3 mine.py --depth 3'
+    >>> short_name("cmd:node /srv/bots/clever.js --depth 3 --explore 0.25 --verbose", 30)
+    'cmd:node clever.js … --verbose'
+    """
+    if not spec.startswith("cmd:"):
+        return _middle(spec, width)
+    try:
+        parts = shlex.split(spec[4:])
+    except ValueError:
+        parts = spec[4:].split()
+    if not parts:
+        return _middle(spec, width)
+    names = [os.path.basename(p.rstrip("/")) or p if "/" in p else p for p in parts]
+    program = _middle("cmd:" + names[0], max(width // 2, 8))
+    args = " ".join(shlex.quote(a) if " " in a else a for a in names[1:])
+    if not args:
+        return program
+    return f"{program} {_middle(args, max(width - len(program) - 1, 8))}"
+
+
+def entrant_label(name: str, spec: str, width: int = NAME_WIDTH) -> str:
+    """An entrant's name for the table: its spec shortened, its ``#k`` number kept whole."""
+    number = name[len(spec):] if name.startswith(spec) else ""
+    return short_name(spec, max(width - len(number), 8)) + number
+
+
+def bot_specs(bots: str | None, bot: list[str] | None) -> list[str]:
+    """The lineup's specs: ``--bots`` split at commas, then each ``--bot`` as it is."""
+    specs = [b.strip() for b in (bots or "").split(",") if b.strip()]
+    specs += [b.strip() for b in bot or [] if b.strip()]
+    return specs or ["medium", "easy"]
+
+
+# ----------------------------------------------------------------- output
+
+
+def print_report(report: dict[str, Any], console: Any) -> None:
+    """The report as Rich tables."""
+    from rich.table import Table
+
+    capped = report.get("capped", 0)
+    table = Table(title=f"Arena: {report['games']} games, {report['players']} players",
+                  caption=f"capped (stopped after {report.get('max_moves', MAX_MOVES)} moves, "
+                          f"a win for no one): {capped} game{'' if capped == 1 else 's'}")
+    programs = any(b.get("startup_ms") for b in report["bots"])
+    cols = ["bot", "games", "wins", "win rate", "95% CI", "rating", "pts/round", "calls",
+            "Assaf", "ms median", "ms p99"]
+    cols += ["ms start-up"] if programs else []
+    cols += ["capped", "errors"]
+    for col in cols:
+        if col == "bot":
+            table.add_column(col, justify="left", no_wrap=True, min_width=8)
+        else:
+            table.add_column(col, justify="right")
+    for b in report["bots"]:
+        lo, hi = b["ci95"]
+        row = [
+            entrant_label(b["name"], b["spec"]), str(b["games"]), str(b["wins"]),
+            f"{b['win_rate']:.1%}", f"{lo:.1%}-{hi:.1%}", f"{b['rating']['ordinal']:.1f}",
+            f"{b['mean_round_points']:.2f}", str(b["yaniv_calls"]), f"{b['assaf_rate']:.1%}",
+            f"{b['decision_ms']['median']:.2f}", f"{b['decision_ms']['p99']:.2f}",
+        ]
+        if programs:
+            st = b.get("startup_ms")
+            row.append(f"{st['median']:.0f}" if st else "-")
+        row += [str(b.get("capped", 0)), str(b["errors"])]
+        table.add_row(*row)
+    console.print(table)
+    if report.get("calibration") is not None:
+        ct = Table(title=f"Coach calibration over {report['calibration_calls']} Yaniv calls")
+        for col in ("predicted", "calls", "mean predicted", "observed", "gap", "observed 95% CI"):
+            ct.add_column(col, justify="right")
+        for row_ in report["calibration"]:
+            if not row_["calls"]:
+                ct.add_row(row_["decile"], "0", "-", "-", "-", "-")
+                continue
+            gap = row_["observed"] - row_["predicted"]
+            ct.add_row(row_["decile"], str(row_["calls"]), f"{row_['predicted']:.1%}",
+                       f"{row_['observed']:.1%}", f"{gap:+.1%}",
+                       f"{row_['ci95'][0]:.1%}-{row_['ci95'][1]:.1%}")
+        console.print(ct)
+    from rich.markup import escape
+
+    specs = {b["name"]: b["spec"] for b in report["bots"]}
+    for e in report["errors"][:10]:
+        label = entrant_label(e["bot"], specs.get(e["bot"], e["bot"]))
+        console.print(f"[red]error[/] game {e['game']} seat {e['seat']} "
+                      f"({escape(label)}): {escape(e['error'])}")
+    if len(report["errors"]) > 10:
+        console.print(f"[red]... {len(report['errors']) - 10} more errors[/]")
+
+
+def plot_report(report: dict[str, Any], path: Path) -> None:
+    """Win rates with their 95% intervals, as an image (needs matplotlib: the ``plot`` extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bots = report["bots"]
+    names = [entrant_label(b["name"], b["spec"], 24) for b in bots]
+    rates = [b["win_rate"] for b in bots]
+    low = [max(0.0, b["win_rate"] - b["ci95"][0]) for b in bots]
+    high = [max(0.0, b["ci95"][1] - b["win_rate"]) for b in bots]
+    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(bots)), 4))
+    ax.bar(names, rates, yerr=[low, high], capsize=8, color="#4c72b0")
+    ax.axhline(1 / report["players"], color="grey", linestyle="--", label="even")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("game win rate (95% Wilson interval)")
+    ax.set_title(f"{report['games']} games, {report['players']} players")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def check_output_path(path: Path, option: str) -> None:
+    """Raise typer.BadParameter unless a file can be written at ``path`` (before any game)."""
+    if path.is_dir():
+        raise typer.BadParameter(f"{path} is a directory: give a file name",
+                                 param_hint=option)
+    parent = path.parent
+    if not parent.exists():
+        raise typer.BadParameter(f"cannot write {path}: the directory {parent} does not exist",
+                                 param_hint=option)
+    if not parent.is_dir():
+        raise typer.BadParameter(f"cannot write {path}: {parent} is not a directory",
+                                 param_hint=option)
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise typer.BadParameter(f"cannot write {path}: permission denied",
+                                     param_hint=option)
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise typer.BadParameter(f"cannot write {path}: no permission to create files in "
+                                 f"{parent}", param_hint=option)
+
+
+def check_plot_path(path: Path) -> None:
+    """Raise typer.BadParameter unless ``path`` is writable and names a format matplotlib draws."""
+    check_output_path(path, "--plot")
+    if path.suffix:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if path.suffix[1:].lower() not in formats:
+            raise typer.BadParameter(f"cannot draw {path}: unknown image format "
+                                     f"{path.suffix!r}; formats: {', '.join(sorted(formats))}",
+                                     param_hint="--plot")
+
+
+def have_matplotlib() -> bool:
+    """Whether matplotlib can be imported (it comes with the ``plot`` extra)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------- the commands
+
+
+def _bad(exc: YanivError, option: str) -> typer.BadParameter:
+    return typer.BadParameter(str(exc).removeprefix(option + " "), param_hint=option)
+
+
+def arena_command(  # noqa: B008
+    bots: Annotated[str | None, typer.Option(
+        "--bots", help="comma-separated levels or cmd:COMMAND; the last fills any remaining "
+        "seats [default: medium,easy]")] = None,
+    bot: Annotated[list[str] | None, typer.Option(
+        "--bot", help="one level or cmd:COMMAND (may hold commas); repeat it; comes after "
+        "--bots' entries")] = None,
+    players: Annotated[int, typer.Option(help="players per game")] = 2,
+    games: Annotated[int, typer.Option(help="games to play")] = 100,
+    rules: Annotated[str, typer.Option("--rules", help="a rules preset")] = "standard",
+    option: Annotated[list[str] | None, typer.Option("--option", "-o",
+                                                     help="KEY=VALUE over the preset")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the deals and bots")] = 1,
+    jobs: Annotated[int, typer.Option(help="worker processes")] = 1,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write the report here")
+                         ] = None,
+    plot: Annotated[Path | None, typer.Option(help="draw win rates to this PNG (needs "
+                                              "matplotlib: pip install 'yaniv[plot]')")] = None,
+    calibration: Annotated[bool, typer.Option(help="record the coach's prediction at every "
+                                              "Yaniv call and print the calibration")] = False,
+    time_limit: Annotated[float, typer.Option(help="seconds an external program may take "
+                                              "per move")] = 10.0,
+    startup_limit: Annotated[float, typer.Option(help="seconds an external program may take "
+                                                 "to start, on top of its first move's time "
+                                                 "limit")] = STARTUP_LIMIT,
+    max_moves: Annotated[int, typer.Option(help="stop a game after this many moves and count "
+                                           "it as capped: a win for no one")] = MAX_MOVES,
+) -> None:
+    """Play bots against each other (duplicate deals, rotated seats) and report statistics."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    console = Console(highlight=False, width=max(Console().width, 132))
+    if plot is not None and not have_matplotlib():
+        console.print(f"[red]error:[/] --plot needs matplotlib, which is not installed: "
+                      f"{PLOT_EXTRA_HINT}")
+        raise typer.Exit(2)
+    try:
+        check_time_limit(time_limit)
+    except YanivError as exc:
+        raise _bad(exc, "--time-limit") from None
+    try:
+        check_time_limit(startup_limit, "--startup-limit")
+    except YanivError as exc:
+        raise _bad(exc, "--startup-limit") from None
+    try:
+        check_max_moves(max_moves)
+    except YanivError as exc:
+        raise _bad(exc, "--max-moves") from None
+    if json_path is not None:
+        check_output_path(json_path, "--json")
+    if plot is not None:
+        check_plot_path(plot)
+    rule_set = _rules_from(rules, option)
+    specs = bot_specs(bots, bot)
+    try:
+        for spec in specs:
+            check_spec(spec)
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                      transient=False) as progress:
+            bar = progress.add_task("games", total=games)
+            report = run_arena(specs, players, games, rule_set, seed, jobs, calibration,
+                               time_limit, on_game=lambda _r: progress.advance(bar),
+                               max_moves=max_moves, startup_limit=startup_limit)
+    except YanivError as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    print_report(report, console)
+    failed = False
+    if json_path is not None:
+        try:
+            json_path.write_text(json.dumps(report, indent=2))
+            console.print(f"report written to {json_path}")
+        except OSError as exc:
+            console.print(f"[red]error:[/] cannot write the report to {json_path}: {exc}")
+            failed = True
+    if plot is not None:
+        try:
+            plot_report(report, plot)
+            console.print(f"plot written to {plot}")
+        except (OSError, ValueError) as exc:
+            console.print(f"[red]error:[/] cannot draw the plot to {plot}: {exc}")
+            failed = True
+    if failed:
+        raise typer.Exit(1)
+
+
+def bot_command(
+    level: Annotated[str, typer.Argument(help="the bot level: random, easy, medium, expert")],
+    seed: Annotated[int, typer.Option(help="the bot's seed")] = 0,
+) -> None:
+    """Speak the bot protocol on stdin/stdout: one JSON view in, one JSON move out, per line."""
+    import sys
+
+    from .bots import get_bot
+
+    try:
+        bot = get_bot(level, seed)
+    except YanivError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    serve(bot, sys.stdin.buffer, sys.stdout)
