@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from yaniv.arena import (
     run_arena,
     wilson,
 )
+from yaniv.arena_cli import bot_specs, short_name
 from yaniv.bots import BOTS
 from yaniv.cli import app
 from yaniv.errors import YanivError
@@ -268,3 +270,122 @@ def test_cli_refuses_a_time_limit_that_is_not_positive_and_finite(
 def test_run_arena_refuses_a_time_limit_that_is_not_positive_and_finite(value: float) -> None:
     with pytest.raises(YanivError, match="--time-limit"):
         run_arena(["easy"], 2, 1, RuleSet(), time_limit=value)
+
+
+# ----------------------------------------------------------------- entrants, names, --bot
+
+
+def test_two_identical_specs_get_rows_of_their_own() -> None:
+    report = run_arena(["easy", "easy"], 2, 4, RuleSet(), seed=3)
+    rows = report["bots"]
+    assert [b["name"] for b in rows] == ["easy#1", "easy#2"]
+    assert [b["spec"] for b in rows] == ["easy", "easy"]
+    assert all(b["games"] == 4 for b in rows)  # each entrant counted once per game
+    assert sum(b["wins"] for b in rows) >= 4
+
+
+def test_seats_filled_by_the_last_bot_are_entrants_of_their_own() -> None:
+    report = run_arena(["easy", "random"], 3, 3, RuleSet(), seed=2)
+    assert [b["name"] for b in report["bots"]] == ["easy", "random#1", "random#2"]
+    assert [b["games"] for b in report["bots"]] == [3, 3, 3]
+
+
+def test_cli_table_shows_identical_specs_on_separate_rows() -> None:
+    result = CliRunner().invoke(app, ["arena", "--bots", "easy,easy", "--games", "2"])
+    assert result.exit_code == 0, result.output
+    text = _flat(result.output)
+    assert "easy#1 2" in text and "easy#2 2" in text  # name, then games
+
+
+def test_cli_table_shows_a_long_command_by_its_program_and_script(tmp_path: Path) -> None:
+    deep = tmp_path / "a-rather-long-directory-name" / "and-another-one-below-it"
+    deep.mkdir(parents=True)
+    script = deep / "long_named_bot.py"
+    script.write_text("import json, sys\nfor line in sys.stdin:\n"
+                      "    v = json.loads(line)['view']\n"
+                      "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n")
+    spec = f"cmd:{sys.executable} {script} --depth 3"
+    assert len(spec) > 100
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["arena", "--bot", spec, "--bot", "easy", "--games", "2",
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    shown = f"cmd:{Path(sys.executable).name} long_named_bot.py --depth 3"
+    assert short_name(spec) == shown
+    table = result.output[result.output.index("Arena:"):]
+    lines = [line.split("\u2502")[1].strip() for line in table.splitlines()
+             if line.startswith("\u2502")]  # the bot column, wrapped on up to two lines
+    assert " ".join(lines[:lines.index("easy")]) == shown
+    assert "a-rather-long-directory-name" not in result.output
+    report = json.loads(out.read_text())
+    assert report["bots"][0]["name"] == spec and report["lineup"][0] == spec  # whole in JSON
+
+
+def test_short_name_cuts_long_arguments_in_the_middle() -> None:
+    spec = "cmd:/usr/bin/node bot.js " + " ".join(f"--opt{i} {i}" for i in range(20))
+    shown = short_name(spec, 40)
+    assert len(shown) == 40
+    assert shown.startswith("cmd:node bot.js --opt0 0") and shown.endswith("--opt19 19")
+    assert "\u2026" in shown
+    assert short_name("expert") == "expert"
+
+
+def test_repeated_bot_option_takes_a_command_with_a_comma(tmp_path: Path) -> None:
+    script = tmp_path / "my bot.py"
+    argv_file = tmp_path / "argv.json"
+    script.write_text("import json, sys\n"
+                      f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
+                      "for line in sys.stdin:\n"
+                      "    v = json.loads(line)['view']\n"
+                      "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n")
+    spec = f'cmd:{sys.executable} "{script}" --x 1,2'
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["arena", "--bot", "easy", "--bot", spec, "--games", "2",
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["lineup"] == ["easy", spec] and report["errors"] == []
+    assert json.loads(argv_file.read_text()) == ["--x", "1,2"]  # one argument, comma kept
+
+
+def test_bots_and_repeated_bot_combine_bots_first() -> None:
+    assert bot_specs("expert, medium", ["cmd:x --y 1,2", "easy"]) == [
+        "expert", "medium", "cmd:x --y 1,2", "easy"]
+    assert bot_specs(None, ["cmd:a,b"]) == ["cmd:a,b"]
+    assert bot_specs("easy,random", None) == ["easy", "random"]
+    assert bot_specs(None, None) == ["medium", "easy"]
+
+
+def test_cli_bots_and_bot_given_together_make_one_lineup(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["arena", "--bot", "random", "--bots", "easy",
+                                      "--players", "2", "--games", "2", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["lineup"] == ["easy", "random"]
+
+
+# ----------------------------------------------------------------- matplotlib is an extra
+
+
+def test_arena_module_imports_no_presentation_library() -> None:
+    code = ("import sys, yaniv.arena, yaniv.protocol\n"
+            "bad = [m for m in ('rich', 'typer', 'matplotlib') if m in sys.modules]\n"
+            "print(bad)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
+def test_plot_without_matplotlib_names_the_extra_before_any_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    spec, marker = _marker_bot(tmp_path)
+    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
+                                      "--plot", str(tmp_path / "r.png")])
+    assert result.exit_code == 2, result.output
+    assert "pip install 'yaniv[plot]'" in _flat(result.output)
+    assert "Traceback" not in result.output
+    assert not marker.exists()  # refused before a single game was played
+    assert not (tmp_path / "r.png").exists()

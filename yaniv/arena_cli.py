@@ -51,13 +51,13 @@ def _middle(text: str, width: int) -> str:
 def short_name(spec: str, width: int = NAME_WIDTH) -> str:
     """A bot's spec for the table, at most ``width`` characters: a program as
     ``cmd:PROGRAM ARGS`` with the program and any path among the arguments by their base
-    names, and the arguments cut in the middle if still too long (the JSON report keeps the
-    whole command).
+    names, and the arguments cut in the middle if still too long, the first of them (the
+    script, often) kept whole where it leaves room (the JSON report keeps the whole command).
 
     >>> short_name("cmd:/usr/local/bin/python3 /home/me/bots/mine.py --depth 3")
     'cmd:python3 mine.py --depth 3'
     >>> short_name("cmd:node /srv/bots/clever.js --depth 3 --explore 0.25 --verbose", 30)
-    'cmd:node clever.js … --verbose'
+    'cmd:node clever.js --dep…rbose'
     """
     if not spec.startswith("cmd:"):
         return _middle(spec, width)
@@ -68,17 +68,25 @@ def short_name(spec: str, width: int = NAME_WIDTH) -> str:
     if not parts:
         return _middle(spec, width)
     names = [os.path.basename(p.rstrip("/")) or p if "/" in p else p for p in parts]
-    program = _middle("cmd:" + names[0], max(width // 2, 8))
-    args = " ".join(shlex.quote(a) if " " in a else a for a in names[1:])
+    words = [shlex.quote(a) if " " in a else a for a in names]
+    program = "cmd:" + words[0]
+    args = " ".join(words[1:])
     if not args:
-        return program
-    return f"{program} {_middle(args, max(width - len(program) - 1, 8))}"
+        return _middle(program, width)
+    program = _middle(program, max(width // 2, min(12, width)))
+    room = width - len(program) - 1
+    if room < 4:
+        return _middle(f"{program} {args}", width)
+    first, rest = words[1], " ".join(words[2:])
+    if rest and len(first) + 5 <= room:  # the script, say, whole; the options cut
+        return f"{program} {first} {_middle(rest, room - len(first) - 1)}"
+    return f"{program} {_middle(args, room)}"
 
 
 def entrant_label(name: str, spec: str, width: int = NAME_WIDTH) -> str:
     """An entrant's name for the table: its spec shortened, its ``#k`` number kept whole."""
     number = name[len(spec):] if name.startswith(spec) else ""
-    return short_name(spec, max(width - len(number), 8)) + number
+    return short_name(spec, max(width - len(number), 1)) + number
 
 
 def bot_specs(bots: str | None, bot: list[str] | None) -> list[str]:
@@ -102,26 +110,44 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     programs = any(b.get("startup_ms") for b in report["bots"])
     cols = ["bot", "games", "wins", "win rate", "95% CI", "rating", "pts/round", "calls",
             "Assaf", "ms median", "ms p99"]
-    cols += ["ms start-up"] if programs else []
-    cols += ["capped", "errors"]
-    for col in cols:
-        if col == "bot":
-            table.add_column(col, justify="left", no_wrap=True, min_width=8)
-        else:
-            table.add_column(col, justify="right")
+    cols += ["ms start-up"] if programs else []  # only programs start
+    cols += ["capped"] if capped else []  # the caption says how many
+    cols += ["errors"]
+    rows = []
     for b in report["bots"]:
         lo, hi = b["ci95"]
         row = [
-            entrant_label(b["name"], b["spec"]), str(b["games"]), str(b["wins"]),
-            f"{b['win_rate']:.1%}", f"{lo:.1%}-{hi:.1%}", f"{b['rating']['ordinal']:.1f}",
-            f"{b['mean_round_points']:.2f}", str(b["yaniv_calls"]), f"{b['assaf_rate']:.1%}",
+            str(b["games"]), str(b["wins"]), f"{b['win_rate']:.1%}",
+            f"{lo:.0%}-{hi:.0%}", f"{b['rating']['ordinal']:.1f}",
+            f"{b['mean_round_points']:.2f}", str(b["yaniv_calls"]), f"{b['assaf_rate']:.0%}",
             f"{b['decision_ms']['median']:.2f}", f"{b['decision_ms']['p99']:.2f}",
         ]
         if programs:
             st = b.get("startup_ms")
             row.append(f"{st['median']:.0f}" if st else "-")
-        row += [str(b.get("capped", 0)), str(b["errors"])]
-        table.add_row(*row)
+        if capped:
+            row.append(str(b.get("capped", 0)))
+        row.append(str(b["errors"]))
+        rows.append(row)
+    # The figures are never cut: the bots' names get the room they leave (at least 16
+    # characters, on up to two lines), and the headings are on one line where that leaves
+    # the names their room.
+    names = [entrant_label(b["name"], b["spec"]) for b in report["bots"]]
+    wanted = max(len(n) for n in names)
+    for split in (False, True):
+        figures = [max([max(map(len, col.split())) if split else len(col)]
+                       + [len(r[i]) for r in rows]) for i, col in enumerate(cols[1:])]
+        room = console.size.width - sum(figures) - 3 * len(cols) - 1
+        if room >= min(wanted, NAME_WIDTH):
+            break
+    width = max(16, min(NAME_WIDTH, wanted, room))
+    labels = [entrant_label(b["name"], b["spec"], NAME_WIDTH if width >= NAME_WIDTH
+                            else 2 * width - 4) for b in report["bots"]]
+    table.add_column("bot", justify="left", overflow="fold", width=width)
+    for col, w in zip(cols[1:], figures, strict=True):
+        table.add_column(col, justify="right", width=w)
+    for label, row in zip(labels, rows, strict=True):
+        table.add_row(label, *row)
     console.print(table)
     if report.get("calibration") is not None:
         ct = Table(title=f"Coach calibration over {report['calibration_calls']} Yaniv calls")
@@ -224,7 +250,7 @@ def _bad(exc: YanivError, option: str) -> typer.BadParameter:
 def arena_command(  # noqa: B008
     bots: Annotated[str | None, typer.Option(
         "--bots", help="comma-separated levels or cmd:COMMAND; the last fills any remaining "
-        "seats [default: medium,easy]")] = None,
+        "seats (medium,easy when neither --bots nor --bot is given)")] = None,
     bot: Annotated[list[str] | None, typer.Option(
         "--bot", help="one level or cmd:COMMAND (may hold commas); repeat it; comes after "
         "--bots' entries")] = None,
@@ -238,7 +264,7 @@ def arena_command(  # noqa: B008
     json_path: Annotated[Path | None, typer.Option("--json", help="write the report here")
                          ] = None,
     plot: Annotated[Path | None, typer.Option(help="draw win rates to this PNG (needs "
-                                              "matplotlib: pip install 'yaniv[plot]')")] = None,
+                                              "matplotlib: pip install 'yaniv\\[plot]')")] = None,
     calibration: Annotated[bool, typer.Option(help="record the coach's prediction at every "
                                               "Yaniv call and print the calibration")] = False,
     time_limit: Annotated[float, typer.Option(help="seconds an external program may take "
@@ -254,10 +280,10 @@ def arena_command(  # noqa: B008
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    console = Console(highlight=False, width=max(Console().width, 132))
+    console = Console(highlight=False, width=max(Console().width, 140))
     if plot is not None and not have_matplotlib():
         console.print(f"[red]error:[/] --plot needs matplotlib, which is not installed: "
-                      f"{PLOT_EXTRA_HINT}")
+                      f"{escape(PLOT_EXTRA_HINT)}")
         raise typer.Exit(2)
     try:
         check_time_limit(time_limit)
