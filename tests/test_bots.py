@@ -9,7 +9,6 @@ import pytest
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
-from yaniv.cards import parse_card
 from yaniv.errors import YanivError
 from yaniv.game import Phase
 from yaniv.rules import RuleSet
@@ -148,8 +147,7 @@ def test_medium_sheds_a_pair_and_does_not_call_into_an_assaf() -> None:
     assert str(get_bot("medium", 0).choose(game.view(0))) == "discard 6C 6S"
     # Value 7 against an opponent known to hold one ace: a sure Assaf.
     sure = Game.from_position(RuleSet(), [["4S", "3C"], ["AH"]], ["4H", "5H", "7H"],
-                              [["QH"]], 0)
-    sure.known[1] = 1 << parse_card("AH")  # AH was seen taken from the pile
+                              [["QH"]], 0, known=[[], ["AH"]])  # AH was seen taken
     assert str(get_bot("medium", 0).choose(sure.view(0))) != "yaniv"
 
 
@@ -178,3 +176,77 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
     assert bonus_pull(Game.from_position(RuleSet(bonus="none"), [["KS", "AC"], ["QH"]],
                                          ["4H", "5H"], [["9H"]], 0, scores=[90, 0]).view(0)) \
         is None
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.differences()) or "standard")
+def test_expert_worlds_rebuild_the_view(rules: RuleSet) -> None:
+    """The expert's sampled worlds, built with ``Game.from_position`` from a view at the start
+    of a turn, hold the view's takeable cards, legal moves and every public fact."""
+    from yaniv.bots.expert_bot import ExpertBot
+
+    rng = random.Random(7)
+    checked = 0
+    for players in (2, 3, 4):
+        game = Game.new(rules, players=players, seed=rng.randrange(10**6))
+        bots = [get_bot(rng.choice(["random", "easy", "medium"]), s) for s in range(players)]
+        for _ in range(300):
+            if game.phase == Phase.GAME_OVER:
+                break
+            if game.phase == Phase.ROUND_OVER:
+                game.next_round()
+                continue
+            seat = game.to_move
+            assert seat is not None
+            view = game.view(seat)
+            if view.phase == Phase.START and rng.random() < 0.3:
+                worlds = ExpertBot(seed=checked).worlds_for(view, 2)
+                assert worlds is not None, view
+                for world in worlds:
+                    assert world.pickable == view.pickable
+                    rebuilt = world.view(seat)
+                    assert rebuilt.legal_moves == view.legal_moves
+                    assert (rebuilt.hand, rebuilt.hand_sizes, rebuilt.pile, rebuilt.known,
+                            rebuilt.stock_size, rebuilt.scores, rebuilt.out) == (
+                        view.hand, view.hand_sizes, view.pile, view.known, view.stock_size,
+                        view.scores, view.out)
+                checked += 1
+            game.apply(bots[seat].choose(view))
+    assert checked > 20
+
+
+_WITHOUT_NUMPY = """
+import sys
+sys.modules["numpy"] = None  # any import of numpy now fails
+from yaniv import Game
+from yaniv.bots import get_bot
+from yaniv.bots.coach import advise, raw_success, yaniv_success_probability
+from yaniv.game import Phase
+
+for level in ("random", "easy", "medium", "expert"):
+    for players in (2, 4):
+        game = Game.new(players=players, seed=3)
+        bots = [get_bot(level, s) for s in range(players)]
+        for _ in range(150):
+            if game.phase == Phase.GAME_OVER:
+                break
+            if game.phase == Phase.ROUND_OVER:
+                game.next_round()
+                continue
+            view = game.view(game.to_move)
+            assert 0.0 <= yaniv_success_probability(view) <= 1.0
+            raw_success(view)
+            advise(view)
+            game.play(bots[game.to_move].choose(view))
+        assert game.history, (level, players)
+print("played without numpy")
+"""
+
+
+def test_bots_and_coach_need_no_numpy() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_NUMPY], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "played without numpy" in done.stdout

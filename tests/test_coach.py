@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import random
+
+import pytest
 
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.coach import (
+    BETA0,
     advise,
     calibrate,
     calibration_features,
@@ -18,6 +22,7 @@ from yaniv.bots.coach import (
 from yaniv.cards import VALUE, parse_card, parse_cards
 from yaniv.game import Phase
 from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
 
 
 def _position(mine: str, theirs: str, known: str = "") -> Game:
@@ -25,10 +30,8 @@ def _position(mine: str, theirs: str, known: str = "") -> Game:
     pile = [[parse_card("QH")]]
     used = set(hands[0] + hands[1] + [parse_card("QH")])
     stock = [c for c in range(54) if c not in used]
-    game = Game.from_position(RuleSet(), hands, stock, pile, 0)
-    for c in parse_cards(known):
-        game.known[1] |= 1 << c
-    return game
+    return Game.from_position(RuleSet(), hands, stock, pile, 0,
+                              known=[[], parse_cards(known)])
 
 
 def test_exact_when_the_opponent_hand_is_known() -> None:
@@ -70,16 +73,69 @@ def test_uniform_sampling_matches_the_exact_single_card_odds() -> None:
 
 
 def test_samples_respect_public_facts() -> None:
-    import numpy as np
-
     game = Game.new(RuleSet(), players=3, seed=5)
     view = game.view(1)
-    pool, drawn = sample_unknown(view, 50, np.random.default_rng(0))
-    assert set(pool.tolist()) == set(view.unseen())
+    pool, drawn = sample_unknown(view, 50, random.Random(0))
+    assert sorted(pool) == sorted(view.unseen())
+    assert [o.unknown for o, _ in drawn] == [5, 5]
     for row in range(50):
-        used = np.concatenate([idx[row] for _, idx in drawn])
-        assert len(set(used.tolist())) == len(used)  # no card in two hands
-    assert [o.unknown for o in opponents(view)] == [5, 5]
+        used = [c for _, rows in drawn for c in rows[row]]
+        assert len(set(used)) == len(used) == 10  # no card in two hands
+        assert set(used) <= set(pool)
+    again = sample_unknown(view, 50, random.Random(0))
+    assert again == (pool, drawn)  # the same generator, the same samples
+
+
+def _small_pool(mine: str, theirs: list[str], stock: str) -> Game:
+    """A position whose unseen cards are the opponents' hands and a short stock: everything
+    else lies on the pile, one card a group."""
+    hands = [parse_cards(mine), *(parse_cards(h) for h in theirs)]
+    rest = parse_cards(stock)
+    used = {c for h in hands for c in h} | set(rest)
+    pile = [[c] for c in range(54) if c not in used]
+    return Game.from_position(RuleSet(), hands, rest, pile, 0)
+
+
+def _enumerated_success(view: PlayerView, beta: float) -> float:
+    """The model's chance of success by brute force: every ordered deal of the unseen cards
+    to the opponents in seat order, each card drawn with chance proportional to its weight."""
+    pool = view.unseen()
+    mine = view.hand_value
+    need = [o.unknown for o in opponents(view)]
+    weight = {c: math.exp(-beta * VALUE[c]) for c in pool}
+
+    def deal(left: frozenset[int], who: int, got: tuple[int, ...], prob: float) -> float:
+        if who == len(need):
+            return prob
+        if len(got) == need[who]:
+            if sum(VALUE[c] for c in got) <= mine:
+                return 0.0
+            return deal(left, who + 1, (), prob)
+        total = sum(weight[c] for c in left)
+        return sum(deal(left - {c}, who, (*got, c), prob * weight[c] / total) for c in left)
+
+    return deal(frozenset(pool), 0, (), 1.0)
+
+
+def test_one_opponent_is_computed_exactly() -> None:
+    # Seven unseen cards: the opponent's three and four in the stock; no turns played yet.
+    game = _small_pool("2S AC", ["KD 3H 4S"], "RJ AH 2D 9C")
+    view = game.view(0)
+    p, is_exact = raw_success(view)
+    assert not is_exact  # a chance of the model, not a certainty
+    assert p == pytest.approx(_enumerated_success(view, BETA0), abs=1e-12)
+    assert 0.3 < p < 1.0
+    assert raw_success(view, seed=5) == raw_success(view, samples=10)  # no sampling
+
+
+def test_several_opponents_are_sampled_like_the_model() -> None:
+    game = _small_pool("AS 2C", ["KD 3H", "4S 5C"], "RJ AH 2D 9C")
+    view = game.view(0)
+    exact = _enumerated_success(view, BETA0)
+    p, is_exact = raw_success(view, samples=40000, seed=1)
+    assert not is_exact
+    assert abs(p - exact) < 0.01
+    assert raw_success(view) == raw_success(view)  # seeded by the view
 
 
 def test_calibration_map_is_monotone() -> None:

@@ -2,21 +2,27 @@
 
 Opponents' unknown cards are sampled from the cards this seat has not seen, weighted toward
 low cards (players keep them), more so the more turns an opponent has played this round:
-a card of value ``v`` has weight ``exp(-beta * v)`` with ``beta = BETA0 + BETA1 * turns``.
-The raw Monte Carlo frequency is then mapped through a logistic correction fitted to arena
-games (``yaniv arena ... --calibration``); see docs/bot-protocol.md. Besides the raw frequency
-the correction reads a few public facts of the opponents (``calibration_features``): their
-turns, hand sizes and number, the mean value of their discards and how often they took from
-the pile.
+a card of value ``v`` has weight ``exp(-beta * v)`` with ``beta = BETA0 + BETA1 * turns``;
+each opponent's cards are drawn in seat order, without replacement, from what the earlier ones
+left. The raw chance of success under that model is computed exactly where one opponent's
+unknown cards decide the call, and as a frequency over ``SAMPLES`` seeded samples where several
+do (pure Python: no numpy, a bounded cost). It is then mapped through a logistic correction
+fitted to arena games (``yaniv arena ... --calibration``); see docs/bot-protocol.md. The fit
+read the frequency of 1000 samples; the exact chance is that frequency's mean, so the
+correction holds for it as well. Besides the raw chance the correction reads a few public facts
+of the opponents (``calibration_features``): their turns, hand sizes and number, the mean value
+of their discards and how often they took from the pile.
 """
 
 from __future__ import annotations
 
 import math
+import random
+from bisect import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
-
-import numpy as np
 
 from ..cards import NAMES, VALUE, Card, cards_text, mask_of
 from ..events import Discarded, Drew
@@ -40,7 +46,7 @@ CAL_B = -1.8612
 CAL_W = (0.1966, -0.2679, 0.2702, 0.1530, -1.4227)
 #: Typical features (medians of those calls), for the map of ``p`` alone.
 CAL_TYPICAL = (5.0, 3.0, 1.0, 9.44, 0.333)
-#: Monte Carlo samples per estimate.
+#: Monte Carlo samples per estimate where several opponents can beat the caller.
 SAMPLES = 1000
 
 
@@ -98,37 +104,137 @@ def view_seed(view: PlayerView) -> int:
             + sum(view.scores) + view.seat) % (2**63)
 
 
-def sample_unknown(
-    view: PlayerView, samples: int, rng: np.random.Generator,
-    beta0: float = BETA0, beta1: float = BETA1,
-) -> tuple[np.ndarray, list[tuple[Opponent, np.ndarray]]]:
-    """Sample opponents' unknown cards: the pool of unseen cards, and per opponent an index array.
+def _weights(cards: list[Card], beta: float) -> tuple[list[float], list[float]]:
+    """Each card's weight ``exp(-beta * value)``, and their running sums."""
+    w = [math.exp(-beta * VALUE[c]) for c in cards]
+    return w, list(accumulate(w))
 
-    Each opponent's array has shape ``(samples, unknown)``: indexes into the pool. Opponents
-    never share a card within a sample. Weighted sampling without replacement uses the
-    Gumbel top-k trick.
+
+def _draw(rand: Callable[[], float], cards: list[Card], w: list[float], cum: list[float],
+          k: int, taken: int) -> tuple[list[Card], int]:
+    """``k`` cards not in the mask ``taken``, drawn one by one with chance proportional to
+    their weight among those left (successive weighted sampling without replacement, the
+    distribution of the Gumbel top-k trick); the cards and the mask with them added.
+
+    A draw from all the cards that hits a taken card is drawn again, which is the same as a
+    draw from the cards left; after many such misses the cards left are drawn from directly.
     """
-    pool = np.array(view.unseen(), dtype=np.int64)
-    values = np.array([VALUE[c] for c in pool], dtype=np.float64)
-    taken = np.zeros((samples, len(pool)), dtype=bool)
-    out: list[tuple[Opponent, np.ndarray]] = []
-    for opp in opponents(view):
-        k = min(opp.unknown, len(pool))
-        if k <= 0:
-            out.append((opp, np.zeros((samples, 0), dtype=np.int64)))
-            continue
-        beta = beta0 + beta1 * opp.turns
-        keys = -beta * values + rng.gumbel(size=(samples, len(pool)))
-        keys[taken] = -np.inf
-        idx = np.argpartition(-keys, k - 1, axis=1)[:, :k]
-        np.put_along_axis(taken, idx, True, axis=1)
-        out.append((opp, idx))
-    return pool, out
+    got: list[Card] = []
+    total = cum[-1]
+    last = len(cards) - 1
+    misses = 0
+    while len(got) < k:
+        if misses < _MISSES:
+            i = bisect(cum, rand() * total)
+            c = cards[i if i <= last else last]
+            if taken >> c & 1:
+                misses += 1
+                continue
+        else:
+            left = [i for i, c in enumerate(cards) if not taken >> c & 1]
+            x = rand() * math.fsum(w[i] for i in left)
+            for i in left:
+                x -= w[i]
+                if x < 0:
+                    break
+            c = cards[i]
+        taken |= 1 << c
+        got.append(c)
+    return got, taken
+
+
+#: Misses of the redraw (a taken card hit) before the cards left are drawn from directly.
+_MISSES = 24
+
+
+def _hidden_counts(opps: list[Opponent], pool: list[Card]) -> list[int]:
+    """How many unknown cards each opponent gets from the pool (no more than the pool holds)."""
+    left = len(pool)
+    out = []
+    for o in opps:
+        k = min(max(o.unknown, 0), left)
+        left -= k
+        out.append(k)
+    return out
+
+
+def sample_unknown(
+    view: PlayerView, samples: int, rng: random.Random,
+    beta0: float = BETA0, beta1: float = BETA1,
+) -> tuple[list[Card], list[tuple[Opponent, list[tuple[Card, ...]]]]]:
+    """Sample opponents' unknown cards: the pool of unseen cards, and per opponent its
+    ``samples`` sets of unknown cards (the i-th of each opponent make one deal of the pool).
+
+    Opponents never share a card within a sample. Each opponent's cards are drawn, in seat
+    order, by weighted sampling without replacement from the cards the earlier ones left.
+    """
+    pool = view.unseen()
+    opps = opponents(view)
+    plan = [(k, *_weights(pool, beta0 + beta1 * o.turns))
+            for o, k in zip(opps, _hidden_counts(opps, pool), strict=True)]
+    rows: list[list[tuple[Card, ...]]] = [[] for _ in opps]
+    rand = rng.random
+    for _ in range(samples):
+        taken = 0
+        for (k, w, cum), out in zip(plan, rows, strict=True):
+            got, taken = _draw(rand, pool, w, cum, k, taken)
+            out.append(tuple(got))
+    return pool, list(zip(opps, rows, strict=True))
+
+
+def _fail_chance(pool: list[Card], w_of: list[float], k: int, t: int) -> float | None:
+    """The chance that ``k`` cards drawn from ``pool`` as ``sample_unknown`` draws them (the
+    weight of a card of value ``v`` is ``w_of[v]``) add up to ``t`` or less; None where that
+    takes more than ``_DP_WORK`` steps (sampling is then cheaper).
+
+    Exact: the paths that stay at or under ``t`` are followed through the multisets of values
+    drawn so far (cards of one value are alike); a card that lifts the sum over ``t`` ends
+    its path. Few multisets of low values add up to a Yaniv-sized ``t``.
+    """
+    if t < 0:
+        return 0.0
+    counts = [0] * 11
+    for c in pool:
+        counts[VALUE[c]] += 1
+    total = sum(n * w_of[v] for v, n in enumerate(counts))
+    low = [v for v in range(min(t, 10) + 1) if counts[v]]
+    layer: dict[tuple[int, ...], tuple[float, int, float]] = {(0,) * len(low): (1.0, 0, 0.0)}
+    work = 0
+    for _ in range(k):
+        nxt: dict[tuple[int, ...], tuple[float, int, float]] = {}
+        for d, (p, s, gone) in layer.items():
+            share = p / (total - gone)
+            for i, v in enumerate(low):
+                if s + v > t:
+                    break
+                left = counts[v] - d[i]
+                if left <= 0:
+                    continue
+                q = share * left * w_of[v]
+                nd = (*d[:i], d[i] + 1, *d[i + 1:])
+                old = nxt.get(nd)
+                nxt[nd] = (q, s + v, gone + w_of[v]) if old is None else (old[0] + q, *old[1:])
+            work += len(low)
+            if work > _DP_WORK:
+                return None
+        layer = nxt
+        if not layer:
+            return 0.0
+    return math.fsum(p for p, _, _ in layer.values())
+
+
+#: Most steps of the exact computation before sampling is cheaper (a few ms of work).
+_DP_WORK = 6_000
 
 
 def raw_success(view: PlayerView, samples: int = SAMPLES, seed: int | None = None,
                 beta0: float = BETA0, beta1: float = BETA1) -> tuple[float, bool]:
-    """The sampled frequency of success, and whether it is exact (nothing unknown)."""
+    """The model's chance of success, and whether it is exact (nothing unknown).
+
+    Where one opponent's unknown cards decide it, the chance is computed exactly; with more,
+    it is the frequency of success over ``samples`` samples of ``sample_unknown`` (seeded by
+    the view, or by ``seed``).
+    """
     mine = view.hand_value
     opps = opponents(view)
     if all(o.unknown <= 0 for o in opps):
@@ -136,14 +242,56 @@ def raw_success(view: PlayerView, samples: int = SAMPLES, seed: int | None = Non
         return (1.0 if ok else 0.0), True
     if any(o.unknown <= 0 and sum(VALUE[c] for c in o.known) <= mine for o in opps):
         return 0.0, True
-    rng = np.random.default_rng(view_seed(view) if seed is None else seed)
-    pool, drawn = sample_unknown(view, samples, rng, beta0, beta1)
-    values = np.array([VALUE[c] for c in pool], dtype=np.int64)
-    success = np.ones(samples, dtype=bool)
-    for opp, idx in drawn:
-        total = values[idx].sum(axis=1) + sum(VALUE[c] for c in opp.known)
-        success &= total > mine
-    return float(success.mean()), False
+    pool = view.unseen()
+    # Per opponent that draws: its unknown cards, the sum at or under which it beats me, its
+    # card weights. Opponents after the last one that can beat me change nothing.
+    plan = []
+    for o, k in zip(opps, _hidden_counts(opps, pool), strict=True):
+        if k > 0:
+            beta = beta0 + beta1 * o.turns
+            plan.append((k, mine - sum(VALUE[c] for c in o.known), beta))
+    while plan and plan[-1][1] < 0:
+        plan.pop()
+    if not plan:
+        return 1.0, False
+    if len(plan) == 1:
+        k, t, beta = plan[0]
+        fail = _fail_chance(pool, [math.exp(-beta * v) for v in range(11)], k, t)
+        if fail is not None:
+            return 1.0 - fail, False
+    rand = random.Random(view_seed(view) if seed is None else seed).random
+    last = len(plan) - 1
+    specs = [(k, t, j == last, *_weights(pool, beta)) for j, (k, t, beta) in enumerate(plan)]
+    values = [VALUE[c] for c in pool]
+    bits = [1 << c for c in pool]
+    top = len(pool) - 1
+    wins = 0
+    for _ in range(samples):
+        taken = 0
+        for k, t, final, w, cum in specs:
+            s = n = misses = 0
+            total = cum[-1]
+            while n < k:
+                if misses < _MISSES:
+                    i = bisect(cum, rand() * total)
+                    if i > top:
+                        i = top
+                    if taken & bits[i]:
+                        misses += 1
+                        continue
+                else:
+                    got, _ = _draw(rand, pool, w, cum, 1, taken)
+                    i = pool.index(got[0])
+                taken |= bits[i]
+                n += 1
+                s += values[i]
+                if final and s > t:
+                    break
+            if s <= t:
+                break
+        else:
+            wins += 1
+    return wins / samples, False
 
 
 def calibrate(p: float, features: tuple[float, ...] | None = None) -> float:

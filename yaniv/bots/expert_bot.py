@@ -23,17 +23,22 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..cards import VALUE, Card, mask_of
 from ..discards import legal_discards
+from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
 from ..rules import RuleSet
 from ..view import PlayerView
 from . import heuristics as H
 from .base import legal_moves, register
-from .coach import raw_success, sample_unknown, should_call, yaniv_success_probability
+from .coach import (
+    opponents,
+    raw_success,
+    sample_unknown,
+    should_call,
+    yaniv_success_probability,
+)
 from .medium_bot import deliberate_pays, heuristic_move
 
 #: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
@@ -60,7 +65,8 @@ def _rollout_turn(g: Game, me: int, w_me: float) -> None:
 
     Seat ``me`` judges hands with weight ``w_me``, the others like the medium level.
     """
-    p = g._to_move
+    p = g.to_move
+    assert p is not None  # a rollout stops when the round is over
     w = w_me if p == me else H.SHED_WEIGHT
     rules = g.rules
     value = g.values[p]
@@ -287,34 +293,36 @@ class ExpertBot:
     # ------------------------------------------------------------- search
 
     def worlds_for(self, view: PlayerView, count: int) -> list[Game] | None:
-        """Games consistent with everything the view knows, hidden cards sampled."""
-        rng = np.random.default_rng(self.rng.getrandbits(63))
-        pool, drawn = sample_unknown(view, count, rng)
-        hidden = sum(idx.shape[1] for _, idx in drawn)
-        if len(pool) - hidden != view.stock_size:
-            return None  # inconsistent view (a position built by hand): no search
-        pool_list = [int(c) for c in pool]
+        """Games consistent with everything the view knows, hidden cards sampled; None where
+        the view cannot be rebuilt (a position built by hand with cards unaccounted for)."""
+        hidden = [o.unknown for o in opponents(view)]
+        pool, drawn = sample_unknown(view, count, self.rng)
+        if min(hidden, default=0) < 0 or len(pool) - sum(hidden) != view.stock_size:
+            return None
+        out = [s for s in range(view.n) if view.out[s]]
         games = []
         for w in range(count):
             hands: list[list[Card]] = [[] for _ in range(view.n)]
             hands[view.seat] = list(view.hand)
-            used: set[int] = set()
-            for opp, idx in drawn:
-                row = [int(i) for i in idx[w]]
-                used.update(row)
-                hands[opp.seat] = list(opp.known) + [pool_list[i] for i in row]
-            stock = [c for i, c in enumerate(pool_list) if i not in used]
+            used = 0
+            for opp, rows in drawn:
+                row = rows[w]
+                hands[opp.seat] = [*opp.known, *row]
+                for c in row:
+                    used |= 1 << c
+            stock = [c for c in pool if not used >> c & 1]
             self.rng.shuffle(stock)
             try:
-                games.append(Game.from_position(
+                g = Game.from_position(
                     view.rules, hands, stock, view.pile, view.seat, scores=view.scores,
-                    out=[s for s in range(view.n) if view.out[s]],
+                    out=out, known=view.known, round_no=view.round_no,
                     seed=self.rng.getrandbits(32),
-                ))
-            except Exception:
+                )
+            except YanivError:
                 return None
-            g = games[-1]
-            g.pickable = view.pickable  # the pile group may be broken: trust the view
+            if g.pickable != view.pickable:
+                return None  # the engine reads the pile otherwise: no search
+            games.append(g)
         return games
 
     def _search(self, view: PlayerView, cands: list[tuple[Move, Card | None]]
