@@ -6,7 +6,7 @@ a card of value ``v`` has weight ``exp(-beta * v)`` with ``beta = BETA0 + BETA1 
 each opponent's cards are drawn in seat order, without replacement, from what the earlier ones
 left. The raw chance of success under that model is computed exactly where one opponent's
 unknown cards decide the call, and as a frequency over ``SAMPLES`` seeded samples where several
-do (pure Python: no numpy, a bounded cost). It is then mapped through a logistic correction
+do (standard library only, a bounded cost). It is then mapped through a logistic correction
 fitted to arena games (``yaniv arena ... --calibration``); see docs/bot-protocol.md. The fit
 read the frequency of 1000 samples; the exact chance is that frequency's mean, so the
 correction holds for it as well. Besides the raw chance the correction reads a few public facts
