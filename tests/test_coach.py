@@ -128,6 +128,19 @@ def test_one_opponent_is_computed_exactly() -> None:
     assert raw_success(view, seed=5) == raw_success(view, samples=10)  # no sampling
 
 
+def test_one_opponent_is_sampled_where_the_exact_odds_cost_too_much(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import yaniv.bots.coach as coach
+
+    game = _small_pool("2S AC", ["KD 3H 4S"], "RJ AH 2D 9C")
+    view = game.view(0)
+    monkeypatch.setattr(coach, "_DP_WORK", 0)
+    p, is_exact = raw_success(view, samples=40000, seed=2)
+    assert not is_exact
+    assert abs(p - _enumerated_success(view, BETA0)) < 0.01
+
+
 def test_several_opponents_are_sampled_like_the_model() -> None:
     game = _small_pool("AS 2C", ["KD 3H", "4S 5C"], "RJ AH 2D 9C")
     view = game.view(0)
