@@ -1,0 +1,265 @@
+"""The PettingZoo AEC environment: every seat an agent, a whole game (or one round) an episode.
+
+>>> from yaniv.envs import env
+>>> e = env(rules="standard", players=3)
+>>> e.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = e.last()
+>>> sorted(obs), e.agent_selection
+(['action_mask', 'observation'], 'player_1')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import NDArray
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..cards import NAMES
+from ..errors import IllegalMoveError, SetupError
+from ..game import Game, Phase
+from ..rules import RuleSet
+from .actions import action_table, as_rules
+from .observation import Observer
+
+_ROUND_OVER, _GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
+ROUNDS = ("game", "one")
+REWARDS = ("win_loss", "points")
+RENDER_MODES = ("human", "ansi")
+
+
+class IllegalActionError(IllegalMoveError):
+    """An action that is not legal now (its mask entry is 0); the game is unchanged."""
+
+
+def check_options(players: int, rounds: str, rewards: str) -> None:
+    """Refuse a player count, round mode or reward mode the environments do not have."""
+    if not isinstance(players, int) or not 2 <= players <= 8:
+        raise SetupError(f"players={players!r:.20}: Yaniv is played by 2 to 8 (R5)")
+    if rounds not in ROUNDS:
+        raise SetupError(f"rounds={rounds!r:.30}: expected one of {', '.join(ROUNDS)}")
+    if rewards not in REWARDS:
+        raise SetupError(f"rewards={rewards!r:.30}: expected one of {', '.join(REWARDS)}")
+
+
+def observation_space(observer: Observer, actions: int) -> spaces.Dict:
+    """The space of ``{"observation": ..., "action_mask": ...}``."""
+    return spaces.Dict({
+        "observation": spaces.Box(observer.low, observer.high, (observer.size,), np.float32),
+        "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+    })
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
+    """Yaniv as a PettingZoo AEC environment; ``env()`` wraps it with PettingZoo's checks.
+
+    Agents ``player_0`` .. ``player_{n-1}`` are the seats. Actions index the rule set's
+    action table (``self.table``); an illegal action raises IllegalActionError. Rewards, by
+    ``rewards``: ``win_loss`` gives +1 to each winner and ``loss_reward`` (default -1) to
+    every other seat, when the game ends or when a seat is eliminated (R19); ``points`` gives
+    each seat minus the points it scored (after the bonus) at the end of every round. With
+    ``rounds="one"`` an episode is one round and its winner (R17) is the winner.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "yaniv_v0",
+                "is_parallelizable": False}
+
+    def __init__(
+        self,
+        rules: RuleSet | str | Mapping[str, Any] | None = None,
+        players: int = 2,
+        *,
+        rounds: str = "game",
+        rewards: str = "win_loss",
+        loss_reward: float = -1.0,
+        max_steps: int | None = None,
+        copy: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        check_options(players, rounds, rewards)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise SetupError(f"render_mode={render_mode!r:.30}: expected human or ansi")
+        self.rules = as_rules(rules)
+        self.n = players
+        self.rounds = rounds
+        self.reward_mode = rewards
+        self.loss_reward = float(loss_reward)
+        self.max_steps = max_steps
+        self.copy = copy
+        self.render_mode = render_mode
+        self.table = action_table(self.rules)
+        self.observer = Observer(self.rules, players)
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            a: observation_space(self.observer, self.table.size) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self._rng = random.Random()
+        self._obs = [self.observer.new() for _ in range(players)]
+        self._masks = [np.zeros(self.table.size, dtype=np.int8) for _ in range(players)]
+        self._written = [-1] * players  # the step each seat's buffers were written at
+        self._step_no = 0
+        self._rewarded = False
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------- spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``: the action table's indices."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------- episode
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game; its seed is drawn from the environment's generator (seeded here)."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.game = Game.new(self.rules, self.n, seed=self._rng.getrandbits(63))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._step_no += 1
+        self._steps = 0
+        self._rewarded = False
+        self.agent_selection = self.possible_agents[self.game.to_move or 0]
+
+    def observe(self, agent: str) -> dict[str, NDArray[Any]]:
+        """``agent``'s observation and action mask (copies unless ``copy=False``)."""
+        seat = self._seat[agent]
+        obs, mask = self._obs[seat], self._masks[seat]
+        if self._written[seat] != self._step_no:
+            game = self.game
+            if game is None:
+                raise SetupError("observe() before reset()")
+            self.observer.write(game, seat, obs)
+            mask[:] = 0
+            if game.to_move == seat:
+                mask[self.table.legal_actions(game)] = 1
+            self._written[seat] = self._step_no
+        if self.copy:
+            return {"observation": obs.copy(), "action_mask": mask.copy()}
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None  # agents exist only after reset()
+        seat = self._seat[agent]
+        table = self.table
+        index = int(action)
+        if not 0 <= index < table.size or not self._is_legal(game, seat, index):
+            what = table.moves[index] if 0 <= index < table.size else "out of range"
+            raise IllegalActionError(f"illegal action {index} ({what}) for {agent}; legal: "
+                                     f"{table.legal_actions(game)}")
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        self._cumulative_rewards[agent] = 0.0
+        game.apply(table.moves[index])
+        self._step_no += 1
+        self._steps += 1
+        if game.phase >= _ROUND_OVER:
+            self._end_round(game)
+        elif self.max_steps is not None and self._steps >= self.max_steps:
+            for a in self.agents:
+                self.truncations[a] = True
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[cast(int, game.to_move)]
+        if self._rewarded:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _is_legal(self, game: Game, seat: int, index: int) -> bool:
+        if self._written[seat] == self._step_no:  # the mask of this position is at hand
+            return bool(self._masks[seat][index])
+        return index in self.table.legal_actions(game)
+
+    def _end_round(self, game: Game) -> None:
+        """Rewards, eliminations and the next deal after a showdown."""
+        result = game.result
+        assert result is not None
+        agents = self.possible_agents
+        live = [self._seat[a] for a in self.agents]
+        if self.reward_mode == "points":
+            for s in live:
+                self.rewards[agents[s]] = float(result.bonuses[s] - result.points[s])
+        if game.phase is _GAME_OVER or self.rounds == "one":
+            winners = (result.winner,) if self.rounds == "one" else result.game_winners
+            for s in live:
+                a = agents[s]
+                self.terminations[a] = True
+                if self.reward_mode == "win_loss":
+                    self.rewards[a] = 1.0 if s in winners else self.loss_reward
+        else:
+            for s in result.newly_out:
+                a = agents[s]
+                self.terminations[a] = True
+                if self.reward_mode == "win_loss":
+                    self.rewards[a] = self.loss_reward
+            game.next_round()
+            self.agent_selection = agents[cast(int, game.to_move)]
+        self._rewarded = True
+        self._deads_step_first()
+
+    # ------------------------------------------------------------- text
+
+    def render(self) -> str | None:
+        """The table as text (every hand shown: for a person watching, not for an agent)."""
+        if self.render_mode is None or self.game is None:
+            return None
+        game = self.game
+        lines = [f"round {game.round_no}, {game.phase.label}, to move: "
+                 f"{'-' if game.to_move is None else agent_name(game.to_move)}"]
+        for s in range(self.n):
+            mark = " (out)" if game.out[s] else ""
+            lines.append(f"  {agent_name(s)}: {' '.join(_names(game.hand(s)))} "
+                         f"score {game.scores[s]}{mark}")
+        if game.pile:
+            lines.append(f"  top of the pile: {' '.join(_names(game.pile[-1]))}; "
+                         f"stock {len(game.stock)}")
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def agent_name(seat: int) -> str:
+    """The agent of ``seat``: ``player_<seat>``."""
+    return f"player_{seat}"
+
+
+def _names(cards: Iterable[int]) -> list[str]:
+    return [NAMES[c] for c in cards]
+
+
+def env(rules: RuleSet | str | Mapping[str, Any] | None = None, players: int = 2,
+        **options: Any) -> AECEnv:
+    """The AEC environment inside PettingZoo's order-enforcing wrapper (see ``raw_env``)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(rules, players, **options))
+
+
+__all__ = ["IllegalActionError", "agent_name", "env", "raw_env"]
