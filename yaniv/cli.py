@@ -145,6 +145,9 @@ app.command("bot")(bot_command)
 from .tui.command import play_command  # noqa: E402
 
 app.command("play")(play_command)
+from .server.command import serve_command  # noqa: E402
+
+app.command("serve")(serve_command)
 
 
 def main() -> None:

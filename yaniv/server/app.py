@@ -1,0 +1,137 @@
+"""The FastAPI app: the HTTP API and websocket of docs/web-protocol.md, and the static front
+end (yaniv/web/) mounted at ``/``."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..bots.base import bot_names
+from ..rules import BOUNDS, CHOICES, PRESETS, TARGET_BOUNDS, RuleSet
+from .rooms import ApiError, Hub
+from .schemas import Join, NewGame, NewRoom, Settings, Start, describe
+from .storage import Store, default_database_url
+
+#: Where the static front end lives.
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+
+MISSING_WEB = ("<!doctype html><meta charset=utf-8><title>Yaniv</title>"
+               "<p>The web front end is missing: there is no folder {path}. The API "
+               "(/api/...) and the websocket (/ws/...) work without it.</p>")
+
+
+def options() -> dict[str, Any]:
+    """Every rule option with its allowed values (for ``GET /api/levels``)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(RuleSet):
+        if f.name in CHOICES:
+            out[f.name] = {"choices": list(CHOICES[f.name])}
+        elif f.name in BOUNDS:
+            low, high = BOUNDS[f.name]
+            out[f.name] = {"min": low, "max": high}
+        elif f.name == "bonus_targets":
+            out[f.name] = {"min": TARGET_BOUNDS[0], "max": TARGET_BOUNDS[1], "list": True}
+        else:
+            out[f.name] = {"choices": [False, True]}
+    return out
+
+
+def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: float = 60.0,
+               slap_window: float = 1.0, web_dir: Path | None = WEB_DIR) -> FastAPI:
+    """The app, with its store opened (and migrated) and its rooms resumed at startup."""
+    url = database or default_database_url()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(url)
+        hub = Hub(store, bot_delay=bot_delay, grace=grace, slap_window=slap_window)
+        await hub.load()
+        app.state.hub = hub
+        try:
+            yield
+        finally:
+            await hub.close()
+
+    app = FastAPI(title="Yaniv", lifespan=lifespan, docs_url="/api/docs",
+                  openapi_url="/api/openapi.json", redoc_url=None)
+
+    def hub_of(request: Request | WebSocket) -> Hub:
+        hub: Hub = request.app.state.hub
+        return hub
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in list(exc.errors())[:3]:
+            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+            message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"{where}: {message}" if where else message)
+        return JSONResponse({"error": "; ".join(parts) or "invalid request"}, status_code=400)
+
+    @app.exception_handler(ValidationError)
+    async def _invalid_model(_request: Request, exc: ValidationError) -> JSONResponse:
+        return JSONResponse({"error": describe(exc)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.post("/api/games")
+    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
+        return await hub_of(request).new_game(body.name, body.opponents, body.rules)
+
+    @app.post("/api/rooms")
+    async def new_room(body: NewRoom, request: Request) -> dict[str, Any]:
+        return await hub_of(request).new_room(body.name, body.rules)
+
+    @app.post("/api/rooms/{code}/join")
+    async def join(code: str, body: Join, request: Request) -> dict[str, Any]:
+        return await hub_of(request).join(code, body.name)
+
+    @app.post("/api/rooms/{code}/settings")
+    async def settings(code: str, body: Settings, request: Request) -> dict[str, Any]:
+        bots = None if body.bots is None else [(b.seat, b.level) for b in body.bots]
+        return await hub_of(request).settings(code, body.token, body.rules, bots)
+
+    @app.post("/api/rooms/{code}/start")
+    async def start(code: str, body: Start, request: Request) -> dict[str, Any]:
+        return await hub_of(request).start(code, body.token)
+
+    @app.get("/api/rooms/{code}")
+    async def room(code: str, request: Request) -> dict[str, Any]:
+        return hub_of(request).room(code).info()
+
+    @app.get("/api/levels")
+    async def levels() -> dict[str, Any]:
+        return {"levels": bot_names(),
+                "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
+                "options": options()}
+
+    @app.websocket("/ws/{code}")
+    async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+        await hub_of(websocket).connect(websocket, code, token)
+
+    if web_dir is not None and (web_dir / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=web_dir, html=True), name="web")
+    else:
+        missing = MISSING_WEB.format(path=web_dir)
+
+        @app.get("/", response_class=HTMLResponse)
+        async def no_front_end() -> str:
+            return missing
+
+    return app

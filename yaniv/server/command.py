@@ -1,0 +1,61 @@
+"""``yaniv serve``: the web app on uvicorn."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import webbrowser
+
+import typer
+
+
+def serve_command(
+    host: str = typer.Option("127.0.0.1", help="the address to listen on"),
+    port: int = typer.Option(8000, min=0, max=65535, help="the port to listen on"),
+    database: str | None = typer.Option(
+        None, help="a SQLAlchemy URL (default: an SQLite file in the user's data directory; "
+        "postgresql://... for PostgreSQL)"),
+    bot_delay: float = typer.Option(0.8, min=0.0, max=30.0,
+                                    help="seconds a bot waits before each move"),
+    grace: float = typer.Option(60.0, min=0.0, help="seconds a dropped player's seat is "
+                                "held before a bot plays it"),
+    slap_window: float = typer.Option(1.0, min=0.0, max=10.0,
+                                      help="seconds the others wait after a person's stock "
+                                      "draw under slapdown"),
+    browser: bool = typer.Option(True, "--browser/--no-browser",
+                                 help="open the web app in a browser"),
+) -> None:
+    """Play Yaniv in the browser: against the computer, or with friends in a room."""
+    try:
+        import uvicorn
+
+        from .app import WEB_DIR, create_app
+        from .storage import default_database_url
+    except ImportError as exc:
+        typer.echo(f"the web app needs its extra: pip install 'yaniv[web]' ({exc})", err=True)
+        raise typer.Exit(1) from None
+    url = database or default_database_url()
+    app = create_app(url, bot_delay=bot_delay, grace=grace, slap_window=slap_window)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    address = f"http://{shown}:{port}/"
+    if not (WEB_DIR / "index.html").is_file():
+        typer.echo(f"note: the front end is missing ({WEB_DIR}); the API still works")
+    typer.echo(f"Yaniv is served at {address} (database {_hidden(url)}); Ctrl+C stops it")
+    if browser:
+        threading.Timer(1.0, _open, args=(address,)).start()
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 20)
+
+
+def _open(address: str) -> None:
+    with contextlib.suppress(webbrowser.Error):
+        webbrowser.open(address)
+
+
+def _hidden(url: str) -> str:
+    """The URL with any password hidden."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(unparsed URL)"

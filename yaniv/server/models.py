@@ -1,0 +1,44 @@
+"""The database tables (SQLAlchemy 2): rooms with their game record, and players' tokens."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """The declarative base of the server's tables."""
+
+
+class RoomRow(Base):
+    """A room: its code, rules, seats, status and the game record (JSON text) once started."""
+
+    __tablename__ = "rooms"
+
+    code: Mapped[str] = mapped_column(String(6), primary_key=True)
+    rules: Mapped[dict[str, object]] = mapped_column(JSON)
+    seats: Mapped[list[object]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(10), index=True)
+    record: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now,
+                                              onupdate=_now)
+
+
+class PlayerRow(Base):
+    """A person in a room: the hash of their token, their seat and name."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    room: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(40))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

@@ -1,0 +1,654 @@
+"""Rooms: who sits where, the table of a started game, the websocket connections, the bots.
+
+One ``Hub`` holds every room in memory and the store behind them. Everything that changes a
+room happens under the room's lock, is stored before it is broadcast, and each connection
+gets only its own seat's view (spectators the spectator's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import WebSocket
+from pydantic import ValidationError
+
+from .. import record
+from ..bots.base import Bot, bot_names, get_bot
+from ..errors import YanivError
+from ..game import MAX_PLAYERS, MIN_PLAYERS, Phase
+from ..moves import DRAW_STOCK, Move, parse_move
+from ..rules import RuleSet
+from ..session import Seat, Table
+from .schemas import (
+    CLIENT_MESSAGE,
+    MAX_MESSAGE,
+    CoachMessage,
+    MoveMessage,
+    NextRoundMessage,
+    PingMessage,
+    describe,
+)
+from .storage import Store, StoredRoom, token_hash
+
+log = logging.getLogger("yaniv.server")
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+#: Messages a connection may send in one second before it is disconnected.
+FLOOD_LIMIT = 20
+#: The level of the bot that stands in for a player gone longer than the grace period.
+STAND_IN_LEVEL = "medium"
+#: Names for the computer's seats.
+BOT_NAMES = ("Dana", "Yossi", "Noa", "Avi", "Tamar", "Eli", "Maya", "Omer")
+#: Move ids remembered per room (a double tap is applied once).
+REMEMBERED_IDS = 2000
+
+
+class ApiError(Exception):
+    """A refused request: the words and the HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class SeatInfo:
+    """Who sits in a room's seat: a person or a bot."""
+
+    name: str
+    kind: str = "human"  # "human" | "bot"
+    level: str | None = None
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (stored in the room's row)."""
+        return {"name": self.name, "kind": self.kind, "level": self.level, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SeatInfo:
+        """The inverse of ``to_dict``."""
+        return cls(str(data["name"]), str(data.get("kind", "human")), data.get("level"),
+                   data.get("seed"))
+
+    def table_seat(self) -> Seat:
+        """The table's seat for this one."""
+        if self.kind == "bot":
+            return Seat(self.name, "bot", level=self.level, seed=self.seed)
+        return Seat(self.name, "remote")
+
+
+@dataclass(eq=False)
+class Conn:
+    """One websocket: a player's seat or a spectator (seat None)."""
+
+    ws: WebSocket
+    seat: int | None
+    coach: bool = False
+    sent: deque[float] = field(default_factory=deque)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, payload: dict[str, Any] | str) -> None:
+        """Send one message; a connection that went away is ignored."""
+        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        async with self.lock:
+            with contextlib.suppress(Exception):
+                await self.ws.send_text(text)
+
+    def flooding(self, now: float) -> bool:
+        """Count a message; whether more than FLOOD_LIMIT came in the last second."""
+        self.sent.append(now)
+        while self.sent and self.sent[0] <= now - 1.0:
+            self.sent.popleft()
+        return len(self.sent) > FLOOD_LIMIT
+
+
+class Room:
+    """A room in memory: seats, rules, status, the table once started, connections."""
+
+    def __init__(self, hub: Hub, code: str, rules: RuleSet, seats: list[SeatInfo | None],
+                 status: str = "waiting", table: Table | None = None) -> None:
+        self.hub = hub
+        self.code = code
+        self.rules = rules
+        self.seats = seats
+        self.status = status
+        self.table = table
+        self.tokens: dict[str, int] = {}  # token hash -> seat
+        self.conns: set[Conn] = set()
+        self.lock = asyncio.Lock()
+        self.applied: OrderedDict[tuple[int, str], None] = OrderedDict()
+        self.stand_in: dict[int, Bot] = {}  # seats a bot plays while their player is away
+        self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        self.driver: asyncio.Task[None] | None = None
+        self.hold_seat: int | None = None  # the slap window: others wait until hold_until
+        self.hold_until = 0.0
+        self.flush_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------- what the room shows
+
+    def connected(self, seat: int) -> bool:
+        """Whether a person's seat has a live connection."""
+        return any(c.seat == seat for c in self.conns)
+
+    def public_seats(self) -> list[dict[str, Any] | None]:
+        """The seats as the protocol shows them."""
+        out: list[dict[str, Any] | None] = []
+        for i, info in enumerate(self.seats):
+            if info is None:
+                out.append(None)
+                continue
+            entry: dict[str, Any] = {"name": info.name, "kind": info.kind,
+                                     "connected": info.kind == "bot" or self.connected(i)}
+            if info.level is not None:
+                entry["level"] = info.level
+            out.append(entry)
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """``GET /api/rooms/{code}``."""
+        return {"room": self.code, "status": self.status, "rules": self.rules.to_dict(),
+                "seats": self.public_seats(), "max_players": MAX_PLAYERS}
+
+    async def state(self, conn: Conn) -> dict[str, Any]:
+        """The ``state`` message for one connection."""
+        seats = self.public_seats()
+        if self.table is None:
+            return {"type": "state", "view": None, "story": [], "seats": seats, "coach": None}
+        table = self.table
+        view = table.view(conn.seat)
+        story = [line.text for line in table.story(conn.seat)]
+        coach = None
+        if conn.coach and conn.seat is not None:
+            coach = await asyncio.to_thread(table.coach, conn.seat)
+        return {"type": "state", "view": view.to_dict(), "story": story, "seats": seats,
+                "coach": coach}
+
+    async def send_state(self, conn: Conn) -> None:
+        """Send one connection its state."""
+        await conn.send(await self.state(conn))
+
+    async def broadcast(self) -> None:
+        """Send every connection its state (during a slap window, the others wait for it)."""
+        now = time.monotonic()
+        held = self.hold_seat is not None and now < self.hold_until
+        cache: dict[int | None, str] = {}
+        for conn in list(self.conns):
+            if held and conn.seat != self.hold_seat:
+                continue
+            if conn.coach and conn.seat is not None:
+                await self.send_state(conn)
+                continue
+            if conn.seat not in cache:
+                cache[conn.seat] = json.dumps(await self.state(conn), ensure_ascii=False)
+            await conn.send(cache[conn.seat])
+        if held and (self.flush_task is None or self.flush_task.done()):
+            self.flush_task = asyncio.create_task(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(max(0.0, self.hold_until - time.monotonic()))
+        self.hold_seat = None
+        await self.broadcast()
+
+    # ------------------------------------------------------------- storage
+
+    def row(self) -> tuple[str, dict[str, Any], list[Any], str, str | None]:
+        """The room as the store keeps it."""
+        text = None
+        if self.table is not None:
+            text = record.dumps(self.table.game, {"table": {
+                "seats": [s.to_dict() for s in self.table.seats]}})
+        return (self.code, self.rules.to_dict(),
+                [None if s is None else s.to_dict() for s in self.seats], self.status, text)
+
+    async def persist(self) -> None:
+        """Store the room (and the game's record) now."""
+        await self.hub.store.run(self.hub.store.save_room, *self.row())
+
+    # ------------------------------------------------------------- the game
+
+    def start_table(self, seed: int | None = None) -> None:
+        """Seat the table and deal (the seats must all be filled)."""
+        seats = [s.table_seat() for s in self.seats if s is not None]
+        self.table = Table(self.rules, seats, seed=secrets.randbits(63) if seed is None else seed)
+        self.status = "playing"
+
+    def automatic(self, seat: int) -> bool:
+        """Whether the server plays ``seat`` now (a bot, or a stand-in for an absent player)."""
+        assert self.table is not None
+        return self.table.seats[seat].automatic or seat in self.stand_in
+
+    def kick(self) -> None:
+        """Make sure the bots' driver runs (call with the lock held)."""
+        if self.driver is None and self.table is not None and self.status == "playing":
+            self.driver = asyncio.create_task(self._drive())
+
+    async def _drive(self) -> None:
+        """Play the automatic seats, paced, until a person must act or the game is over."""
+        try:
+            while True:
+                async with self.lock:
+                    table = self.table
+                    if table is None or self.status != "playing":
+                        self.driver = None
+                        return
+                    seat = table.to_move
+                    deal = table.phase is Phase.ROUND_OVER and all(
+                        self.automatic(s) for s in range(len(table.seats)))
+                    if not deal and (seat is None or not self.automatic(seat)):
+                        self.driver = None
+                        return
+                wait = max(self.hub.bot_delay, self.hold_until - time.monotonic())
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if deal:
+                    async with self.lock:
+                        if table.phase is Phase.ROUND_OVER:
+                            table.next_round()
+                            await self.persist()
+                    await self.broadcast()
+                    continue
+                assert seat is not None
+                move = await asyncio.to_thread(self._decide, seat)
+                async with self.lock:
+                    if table.to_move != seat or not self.automatic(seat) or table.why_not(
+                            seat, move) is not None:
+                        continue
+                    await self._apply(seat, move)
+                await self.broadcast()
+        except asyncio.CancelledError:
+            self.driver = None
+            raise
+        except Exception:  # a bug must not leave the room without a driver silently
+            log.exception("room %s: the bots' driver failed", self.code)
+            self.driver = None
+
+    def _decide(self, seat: int) -> Move:
+        """The move of a bot or a stand-in (runs on a worker thread)."""
+        assert self.table is not None
+        if self.table.seats[seat].automatic:
+            return self.table.decide(seat)
+        bot = self.stand_in[seat]
+        view = self.table.view(seat)
+        try:
+            move = bot.choose(view)
+        except YanivError:
+            move = view.legal_moves[-1]
+        return move if move in view.legal_moves else view.legal_moves[-1]
+
+    async def _apply(self, seat: int, move: Move) -> None:
+        """Play a checked move, store it, note a human's slap window (lock held)."""
+        assert self.table is not None
+        self.table.play(seat, move)
+        if self.table.phase is Phase.GAME_OVER:
+            self.status = "over"
+        if (move == DRAW_STOCK and self.rules.slapdown != "off"
+                and not self.automatic(seat) and self.hub.slap_window > 0):
+            self.hold_seat = seat
+            self.hold_until = time.monotonic() + self.hub.slap_window
+        await self.persist()
+
+    # ------------------------------------------------------------- messages from a socket
+
+    async def handle(self, conn: Conn, text: str) -> None:
+        """Answer one message of a connection."""
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
+            await conn.send({"type": "error", "message":
+                             f"a message may be {MAX_MESSAGE} bytes at most"})
+            return
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            await conn.send({"type": "error", "message": "the message is not valid JSON"})
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            await conn.send({"type": "error",
+                             "message": "a message is a JSON object with a type"})
+            return
+        if data["type"] not in ("move", "next_round", "coach", "ping"):
+            await conn.send({"type": "error", "message": f"unknown message type "
+                             f"{data['type'][:40]!r}; types: move, next_round, coach, ping"})
+            return
+        try:
+            message = CLIENT_MESSAGE.validate_python(data)
+        except ValidationError as exc:
+            answer: dict[str, Any] = {"type": "error", "message": describe(exc)}
+            if isinstance(data.get("id"), str) and len(data["id"]) <= 40:
+                answer["id"] = data["id"]
+            await conn.send(answer)
+            return
+        if isinstance(message, PingMessage):
+            await conn.send({"type": "pong"})
+        elif isinstance(message, CoachMessage):
+            conn.coach = message.on
+            await self.send_state(conn)
+        elif isinstance(message, NextRoundMessage):
+            await self._next_round(conn)
+        elif isinstance(message, MoveMessage):
+            await self._move(conn, message)
+
+    async def _refuse(self, conn: Conn, words: str, move_id: str | None = None) -> None:
+        answer: dict[str, Any] = {"type": "error", "message": words}
+        if move_id is not None:
+            answer["id"] = move_id
+        await conn.send(answer)
+
+    async def _move(self, conn: Conn, message: MoveMessage) -> None:
+        if conn.seat is None:
+            await self._refuse(conn, "spectators watch; they do not play", message.id)
+            return
+        async with self.lock:
+            if self.table is None or self.status == "waiting":
+                await self._refuse(conn, "the game has not started", message.id)
+                return
+            seat = conn.seat
+            key = (seat, message.id) if message.id is not None else None
+            if key is not None and key in self.applied:
+                duplicate = True
+            else:
+                duplicate = False
+                try:
+                    move = parse_move(message.move)
+                except YanivError as exc:
+                    await self._refuse(conn, str(exc), message.id)
+                    return
+                reason = self.table.why_not(seat, move)
+                if reason is not None:
+                    await self._refuse(conn, reason, message.id)
+                    return
+                await self._apply(seat, move)
+                if key is not None:
+                    self.applied[key] = None
+                    while len(self.applied) > REMEMBERED_IDS:
+                        self.applied.popitem(last=False)
+                self.kick()
+        if duplicate:
+            await self.send_state(conn)
+        else:
+            await self.broadcast()
+
+    async def _next_round(self, conn: Conn) -> None:
+        if conn.seat is None:
+            await self._refuse(conn, "spectators watch; they do not deal")
+            return
+        async with self.lock:
+            if self.table is None or self.table.phase is not Phase.ROUND_OVER:
+                changed = False
+            else:
+                self.table.next_round()
+                await self.persist()
+                self.kick()
+                changed = True
+        if changed:
+            await self.broadcast()
+        else:
+            await self.send_state(conn)
+
+    # ------------------------------------------------------------- coming and going
+
+    async def attach(self, conn: Conn) -> None:
+        """A connection joins: a returning player takes the seat back from the stand-in."""
+        self.conns.add(conn)
+        if conn.seat is not None:
+            task = self.grace_tasks.pop(conn.seat, None)
+            if task is not None:
+                task.cancel()
+            self.stand_in.pop(conn.seat, None)
+        await self.broadcast()
+
+    async def detach(self, conn: Conn) -> None:
+        """A connection leaves: a player's seat is held for the grace period."""
+        self.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None and not self.connected(seat) and seat not in self.grace_tasks:
+            self.grace_tasks[seat] = asyncio.create_task(self._grace(seat))
+        await self.broadcast()
+
+    async def _grace(self, seat: int) -> None:
+        await asyncio.sleep(self.hub.grace)
+        async with self.lock:
+            self.grace_tasks.pop(seat, None)
+            if self.connected(seat) or self.table is None or self.status != "playing":
+                return
+            info = self.seats[seat]
+            self.stand_in[seat] = get_bot(STAND_IN_LEVEL, None if info is None else info.seed)
+            self.kick()
+
+    async def close(self) -> None:
+        """Stop the room's tasks and its table."""
+        for task in [self.driver, self.flush_task, *self.grace_tasks.values()]:
+            if task is not None:
+                task.cancel()
+        if self.table is not None:
+            await asyncio.to_thread(self.table.close)
+
+
+class Hub:
+    """Every room, the store behind them, and the server's settings."""
+
+    def __init__(self, store: Store, *, bot_delay: float = 0.8, grace: float = 60.0,
+                 slap_window: float = 1.0) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.grace = grace
+        self.slap_window = slap_window
+        self.rooms: dict[str, Room] = {}
+
+    # ------------------------------------------------------------- start and stop
+
+    async def load(self) -> None:
+        """Bring back every unfinished room from the store, each game where it stopped."""
+        for stored in await self.store.run(self.store.unfinished):
+            try:
+                room = self._revive(stored)
+            except (YanivError, KeyError, TypeError, ValueError) as exc:
+                log.error("room %s could not be resumed: %s", stored.code, exc)
+                continue
+            self.rooms[room.code] = room
+            async with room.lock:
+                room.kick()
+
+    def _revive(self, stored: StoredRoom) -> Room:
+        seats = [None if s is None else SeatInfo.from_dict(s) for s in stored.seats]
+        table = None
+        if stored.record is not None:
+            data = record.loads(stored.record, f"room {stored.code}")
+            game = record.resume(data)
+            table_seats = [Seat.from_dict(s) for s in data["table"]["seats"]]
+            table = Table(game.rules, table_seats, game=game)
+        room = Room(self, stored.code, RuleSet.from_dict(stored.rules), seats, stored.status,
+                    table)
+        room.tokens = dict(stored.players)
+        # Nobody is connected yet: every person's seat is held for the grace period.
+        for seat, info in enumerate(seats):
+            if info is not None and info.kind == "human" and table is not None:
+                room.grace_tasks[seat] = asyncio.create_task(room._grace(seat))
+        return room
+
+    async def close(self) -> None:
+        """Stop every room and release the store."""
+        for room in self.rooms.values():
+            await room.close()
+        await asyncio.to_thread(self.store.close)
+
+    # ------------------------------------------------------------- requests
+
+    def room(self, code: str) -> Room:
+        """The room with ``code``, or a 404."""
+        room = self.rooms.get(code.strip().upper())
+        if room is None:
+            raise ApiError(404, f"there is no room {code[:10]!r}")
+        return room
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.rooms:
+                return code
+
+    @staticmethod
+    def _rules(options: dict[str, Any]) -> RuleSet:
+        try:
+            return RuleSet.from_dict(options)
+        except (YanivError, TypeError, ValueError) as exc:
+            raise ApiError(400, str(exc)) from None
+
+    @staticmethod
+    def _level(level: str) -> str:
+        if level not in bot_names():
+            raise ApiError(400, f"unknown bot level {level[:20]!r}; levels: "
+                           + ", ".join(bot_names()))
+        return level
+
+    async def _add_player(self, room: Room, seat: int, name: str) -> str:
+        token = secrets.token_urlsafe(32)
+        hashed = token_hash(token)
+        room.tokens[hashed] = seat
+        await self.store.run(self.store.add_player, room.code, hashed, seat, name)
+        return token
+
+    async def new_game(self, name: str, opponents: list[str],
+                       rules: dict[str, Any]) -> dict[str, Any]:
+        """A game against the computer, dealt at once."""
+        ruleset = self._rules(rules)
+        seats: list[SeatInfo | None] = [SeatInfo(name)]
+        for i, level in enumerate(opponents):
+            seats.append(SeatInfo(BOT_NAMES[i % len(BOT_NAMES)], "bot", self._level(level),
+                                  secrets.randbits(31)))
+        room = Room(self, self._new_code(), ruleset, seats)
+        self.rooms[room.code] = room
+        async with room.lock:
+            room.start_table()
+            await room.persist()
+            token = await self._add_player(room, 0, name)
+            room.kick()
+        return {"room": room.code, "token": token, "seat": 0}
+
+    async def new_room(self, name: str, rules: dict[str, Any]) -> dict[str, Any]:
+        """A room for friends; the creator is its host (seat 0)."""
+        room = Room(self, self._new_code(), self._rules(rules), [SeatInfo(name)])
+        self.rooms[room.code] = room
+        async with room.lock:
+            await room.persist()
+            token = await self._add_player(room, 0, name)
+        return {"room": room.code, "token": token, "seat": 0}
+
+    async def join(self, code: str, name: str) -> dict[str, Any]:
+        """A person takes the next free seat of a waiting room."""
+        room = self.room(code)
+        async with room.lock:
+            if room.status != "waiting":
+                raise ApiError(409, "the game has started: watch it instead")
+            free = [i for i, s in enumerate(room.seats) if s is None]
+            if free:
+                seat = free[0]
+                room.seats[seat] = SeatInfo(name)
+            elif len(room.seats) < MAX_PLAYERS:
+                seat = len(room.seats)
+                room.seats.append(SeatInfo(name))
+            else:
+                raise ApiError(409, f"the room is full ({MAX_PLAYERS} seats)")
+            await room.persist()
+            token = await self._add_player(room, seat, name)
+        await room.broadcast()
+        return {"room": room.code, "token": token, "seat": seat}
+
+    def _host(self, room: Room, token: str) -> None:
+        if room.tokens.get(token_hash(token)) != 0:
+            raise ApiError(403, "only the room's host may do that")
+
+    async def settings(self, code: str, token: str, rules: dict[str, Any] | None,
+                       bots: list[tuple[int, str]] | None) -> dict[str, Any]:
+        """The host changes the rules or puts bots in seats, before the start."""
+        room = self.room(code)
+        async with room.lock:
+            self._host(room, token)
+            if room.status != "waiting":
+                raise ApiError(409, "the game has started: the settings are fixed")
+            ruleset = self._rules(rules) if rules is not None else room.rules
+            seats = list(room.seats)
+            for seat, level in bots or []:
+                self._level(level)
+                if seat >= MAX_PLAYERS:
+                    raise ApiError(400, f"seat {seat}: seats are 0 to {MAX_PLAYERS - 1}")
+                while len(seats) <= seat:
+                    seats.append(None)
+                current = seats[seat]
+                if current is not None and current.kind == "human":
+                    raise ApiError(409, f"seat {seat} is {current.name}'s")
+                name = BOT_NAMES[seat % len(BOT_NAMES)]
+                seats[seat] = SeatInfo(name, "bot", level, secrets.randbits(31))
+            room.rules, room.seats = ruleset, seats
+            await room.persist()
+        await room.broadcast()
+        return room.info()
+
+    async def start(self, code: str, token: str) -> dict[str, Any]:
+        """The host deals the first round."""
+        room = self.room(code)
+        async with room.lock:
+            self._host(room, token)
+            if room.status != "waiting":
+                raise ApiError(409, "the game has already started")
+            empty = [i for i, s in enumerate(room.seats) if s is None]
+            if empty:
+                raise ApiError(409, f"seat {empty[0]} is empty: fill it with a bot")
+            if len(room.seats) < MIN_PLAYERS:
+                raise ApiError(409, f"a game needs {MIN_PLAYERS} players at least: "
+                               "wait for a friend or add a bot")
+            try:
+                room.start_table()
+            except YanivError as exc:
+                raise ApiError(400, str(exc)) from None
+            await room.persist()
+            room.kick()
+        await room.broadcast()
+        return room.info()
+
+    async def connect(self, ws: WebSocket, code: str, token: str | None) -> None:
+        """Serve one websocket until it closes."""
+        await ws.accept()
+        room = self.rooms.get(code.strip().upper())
+        if room is None:
+            await ws.send_json({"type": "error", "message": f"there is no room {code[:10]!r}"})
+            await ws.close(code=4404)
+            return
+        seat = None
+        if token:
+            seat = room.tokens.get(token_hash(token))
+            if seat is None:
+                await ws.send_json({"type": "error",
+                                    "message": "this token is not a player's of this room"})
+                await ws.close(code=4403)
+                return
+        conn = Conn(ws, seat)
+        await room.attach(conn)
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    raw = message.get("bytes") or b""
+                    text = raw.decode("utf-8", "replace") if len(raw) <= MAX_MESSAGE else (
+                        "x" * (MAX_MESSAGE + 1))
+                if conn.flooding(time.monotonic()):
+                    await conn.send({"type": "error", "message":
+                                     f"more than {FLOOD_LIMIT} messages a second: goodbye"})
+                    await ws.close(code=1008)
+                    break
+                await room.handle(conn, text)
+        except Exception as exc:  # a socket that breaks mid-message
+            log.debug("room %s: connection ended: %s", room.code, exc)
+        finally:
+            await room.detach(conn)
