@@ -29,6 +29,23 @@ app = typer.Typer(
 console = Console(highlight=False)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"yaniv {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, metavar="",
+        help="print the version and exit")] = False,
+) -> None:
+    """Yaniv, the card game: play against the computer, replay games, run bot arenas."""
+
+
 def rules_from(preset: str, options: list[str] | None) -> RuleSet:
     """A rule set from a preset name and ``KEY=VALUE`` overrides; exits with a clear error."""
     try:
