@@ -8,7 +8,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from .controller import Controller, Options
-from .screens import QuitScreen, SetupScreen, TableScreen
+from .dialogs import QuitScreen
+from .setup_screen import SetupScreen
+from .table_screen import TableScreen
 
 
 class YanivApp(App[None]):
@@ -30,6 +32,17 @@ class YanivApp(App[None]):
             self.push_screen(TableScreen(Controller(self.options)))
         else:
             self.push_screen(SetupScreen(self.options))
+
+    def on_setup_screen_start(self, event: SetupScreen.Start) -> None:
+        """The setup screen's Enter: open the table."""
+        self.switch_screen(TableScreen(Controller(event.options)))
+
+    def on_table_screen_new_game(self, event: TableScreen.NewGame) -> None:
+        """After a game: a new one at once, or the setup screen to change it first."""
+        if event.setup:
+            self.switch_screen(SetupScreen(event.options))
+        else:
+            self.switch_screen(TableScreen(Controller(event.options)))
 
     @property
     def controller(self) -> Controller | None:

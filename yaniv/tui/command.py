@@ -27,14 +27,20 @@ def play_command(
     name: Annotated[str, typer.Option(help="your name at the table")] = "You",
     delay: Annotated[float, typer.Option(min=0.0, max=10.0,
                                          help="seconds each computer move takes")] = 0.6,
-    four_color: Annotated[bool, typer.Option("--four-color",
-                                             help="a four-colour deck")] = False,
-    no_color: Annotated[bool, typer.Option("--no-color", help="no colours")] = False,
+    four_color: Annotated[bool, typer.Option(
+        "--four-color/--two-color", metavar="",
+        help="a four-colour deck (spades black, hearts red, diamonds blue, clubs green) "
+             "or the usual red and black")] = False,
+    color: Annotated[bool, typer.Option(
+        "--color/--no-color", metavar="", help="draw in colour, or without any")] = True,
     data_dir: Annotated[Path | None, typer.Option(
         help="where game records are saved (default: the user data directory)")] = None,
-    start: Annotated[bool, typer.Option("--start", help="skip the setup screen")] = False,
+    start: Annotated[bool, typer.Option(
+        "--start/--setup", metavar="",
+        help="deal at once with these choices, or open the setup screen first")] = False,
 ) -> None:
     """Play Yaniv against the computer in the terminal."""
+    no_color = not color
     from ..cli import rules_from
     from .controller import Options, default_level
 

@@ -1,51 +1,15 @@
-"""Cards drawn with suit symbols and colours, and the small widgets of the table."""
+"""The small widgets of the screens: cards, the stock, an opponent's box, a tick box."""
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.events import Click
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.events import Click, Resize
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Checkbox, Static
 
-from ..cards import RANK, SUIT, Card
-
-SUIT_SYMBOLS = "♣♦♥♠"
-RANK_FACES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-#: Suit colours: the usual two (red and black) and a four-colour deck.
-PALETTES: dict[str, tuple[str, str, str, str]] = {
-    "two": ("black", "red", "red", "black"),
-    "four": ("green4", "blue", "red", "black"),
-}
-BACK = "▮"
-
-
-def face(card: Card) -> str:
-    """The card as shown on the table: ``10♥``, ``Q♠``, ``★`` for a joker."""
-    if card >= 52:
-        return "★"
-    return RANK_FACES[RANK[card]] + SUIT_SYMBOLS[SUIT[card]]
-
-
-def card_text(card: Card, palette: str = "two", bold: bool = True) -> Text:
-    """The card's face in its suit's colour (``palette`` ``two``, ``four`` or ``mono``)."""
-    style = "bold" if bold else ""
-    if palette != "mono":
-        colours = PALETTES.get(palette, PALETTES["two"])
-        colour = ("red" if card == 52 else "black") if card >= 52 else colours[SUIT[card]]
-        style = f"{style} {colour}".strip()
-    if card >= 52:
-        return Text("★" + ("R" if card == 52 else "B"), style=style)
-    return Text(face(card), style=style)
-
-
-def cards_line(cards: tuple[Card, ...] | list[Card], palette: str = "two") -> Text:
-    """Cards side by side, separated by spaces."""
-    text = Text()
-    for i, card in enumerate(cards):
-        if i:
-            text.append(" ")
-        text.append_text(card_text(card, palette))
-    return text
+from ..cards import Card
+from .card_faces import card_text
 
 
 class CardWidget(Static):
@@ -69,9 +33,9 @@ class CardWidget(Static):
         """Show ``card`` (None hides the widget) with ``label`` on its top border."""
         self.card = card
         self.display = card is not None
+        self.border_title = label if card is not None else ""
         if card is not None:
-            self.update(card_text(card, palette))
-            self.border_title = label
+            self.update(card_text(card, palette, on_card=True))
 
     def on_click(self, event: Click) -> None:
         """Tell the screen which card was clicked."""
@@ -86,3 +50,29 @@ class StockWidget(Static):
         """Tell the screen the stock was clicked."""
         event.stop()
         self.post_message(CardWidget.Picked("stock", 0))
+
+
+class OpponentBox(Static):
+    """One opponent: name, level, cards as backs, score, last action."""
+
+
+class TickBox(Checkbox):
+    """A check box that reads ``[x]`` when ticked and ``[ ]`` when not, in any colours."""
+
+    def render(self) -> Content:
+        """``[x] label`` or ``[ ] label``."""
+        mark = Content.styled("[x]", "bold $success") if self.value else Content("[ ]")
+        return Content.assemble(mark, " ", self.label)
+
+
+class MoveLog(VerticalScroll):
+    """The move log: its newest line stays in view as lines arrive and as the box is resized
+    (the coach's box below it grows and shrinks)."""
+
+    def follow(self) -> None:
+        """Scroll to the newest line once the new lines are laid out."""
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def on_resize(self, event: Resize) -> None:
+        """A smaller or larger box: the newest line again."""
+        self.follow()
