@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed (apt-get install tmux)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None,
+                       reason="tmux is not installed (apt-get install tmux)"),
+]
 
 YANIV = Path(sys.executable).with_name("yaniv")
 
@@ -33,9 +36,13 @@ def _wait_for(check: Callable[[str], bool], session: str, timeout: float = 20.0)
     raise AssertionError(f"timed out; the terminal shows:\n{screen}")
 
 
-def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
+def _need_script() -> None:
     if not YANIV.exists():
         pytest.skip(f"the yaniv console script is not installed beside {sys.executable}")
+
+
+def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
+    _need_script()
     session = f"yaniv-test-{uuid.uuid4().hex[:8]}"
     done = tmp_path / "exited"
     command = (f"{YANIV} play --seed 7 --delay 0 --level easy --data-dir {tmp_path}; "
@@ -54,5 +61,26 @@ def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
             time.sleep(0.2)
         assert done.exists(), "yaniv play did not exit after q, y"
         assert list(tmp_path.glob("games/*.json")), "the game was not saved"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_setup_fits_80x24_and_y_says_why(tmp_path: Path) -> None:
+    """In an 80x24 terminal the setup screen shows every field, its tick boxes read [ ], and
+    at the table a `y` with a high hand says why no Yaniv."""
+    _need_script()
+    session = f"yaniv-test-{uuid.uuid4().hex[:8]}"
+    command = f"{YANIV} play --seed 7 --delay 0 --level easy -n 3 --data-dir {tmp_path}"
+    _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    try:
+        screen = _wait_for(lambda s: "press Enter to start" in s, session)
+        for words in ("Your name", "Seed", "Opponents", "Delay", "Levels", "Rules",
+                      "[ ] four-colour deck", "[ ] no colour", "Options",
+                      "Start the game (Enter)"):
+            assert words in screen, f"{words!r} is not on the 80x24 setup screen:\n{screen}"
+        _tmux("send-keys", "-t", session, "Enter")
+        _wait_for(lambda s: "YOUR TURN" in s, session)
+        _tmux("send-keys", "-t", session, "y")
+        _wait_for(lambda s: "over the Yaniv threshold" in s or "Yaniv only" in s, session)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
