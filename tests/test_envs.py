@@ -122,6 +122,7 @@ def _play_checking(rules: RuleSet, players: int, steps: int, seed: int) -> int:
     observer = Observer(rules, players)
     rng = random.Random(seed)
     game = Game.new(rules, players, seed=seed)
+    buffers = [observer.buffer(s) for s in range(players)]  # updated in place, incrementally
     checked = 0
     while checked < steps:
         if game.phase is Phase.GAME_OVER:
@@ -139,10 +140,12 @@ def _play_checking(rules: RuleSet, players: int, steps: int, seed: int) -> int:
         seat = game.to_move
         assert seat is not None
         assert np.array_equal(mask, table.mask(game.view(seat)))
+        assert np.array_equal(buffers[seat].update(game), observer.write(game, seat))
         if checked % 7 == 0:  # the fast observation equals the view's, for every seat
             for s in range(players):
-                assert np.array_equal(observer.write(game, s),
-                                      observer.write_view(game.view(s))), (game, s)
+                expected = observer.write_view(game.view(s))
+                assert np.array_equal(observer.write(game, s), expected), (game, s)
+                assert np.array_equal(buffers[s].update(game), expected), (game, s)
         game.play(table.move(masked[rng.randrange(len(masked))]), seat=seat)
         checked += 1
     return checked

@@ -276,6 +276,31 @@ class ActionTable:
         return out
 
 
+class MaskBuffer:
+    """A 0/1 int8 action mask kept in place: each update clears the last legal entries and
+    sets the new ones, through the array's bytes (no numpy call)."""
+
+    __slots__ = ("array", "_raw", "_on")
+
+    def __init__(self, size: int) -> None:
+        self._raw = bytearray(size)
+        self.array: NDArray[np.int8] = np.frombuffer(self._raw, dtype=np.int8)
+        self._on: list[int] = []
+
+    def update(self, legal: list[int]) -> NDArray[np.int8]:
+        """Make exactly the actions ``legal`` 1; returns the array (not a copy)."""
+        raw = self._raw
+        for i in self._on:
+            raw[i] = 0
+        for i in legal:
+            raw[i] = 1
+        self._on = legal
+        return self.array
+
+    def __getitem__(self, index: int) -> int:
+        return self._raw[index]
+
+
 _TABLES: dict[tuple[object, ...], ActionTable] = {}
 
 
@@ -289,4 +314,4 @@ def action_table(rules: RuleSet | str | Mapping[str, Any] | None = None) -> Acti
     return table
 
 
-__all__ = ["ActionTable", "action_table", "as_rules"]
+__all__ = ["ActionTable", "MaskBuffer", "action_table", "as_rules"]

@@ -24,7 +24,7 @@ from ..cards import NAMES
 from ..errors import IllegalMoveError, SetupError
 from ..game import Game, Phase
 from ..rules import RuleSet
-from .actions import action_table, as_rules
+from .actions import MaskBuffer, action_table, as_rules
 from .observation import Observer
 
 _ROUND_OVER, _GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
@@ -101,8 +101,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             a: observation_space(self.observer, self.table.size) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
         self._rng = random.Random()
-        self._obs = [self.observer.new() for _ in range(players)]
-        self._masks = [np.zeros(self.table.size, dtype=np.int8) for _ in range(players)]
+        self._obs = [self.observer.buffer(seat) for seat in range(players)]
+        self._masks = [MaskBuffer(self.table.size) for _ in range(players)]
         self._written = [-1] * players  # the step each seat's buffers were written at
         self._step_no = 0
         self._rewarded = False
@@ -145,14 +145,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             game = self.game
             if game is None:
                 raise SetupError("observe() before reset()")
-            self.observer.write(game, seat, obs)
-            mask[:] = 0
-            if game.to_move == seat:
-                mask[self.table.legal_actions(game)] = 1
+            obs.update(game)
+            mask.update(self.table.legal_actions(game) if game.to_move == seat else [])
             self._written[seat] = self._step_no
         if self.copy:
-            return {"observation": obs.copy(), "action_mask": mask.copy()}
-        return {"observation": obs, "action_mask": mask}
+            return {"observation": obs.array.copy(), "action_mask": mask.array.copy()}
+        return {"observation": obs.array, "action_mask": mask.array}
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""

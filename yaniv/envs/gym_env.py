@@ -25,7 +25,7 @@ from ..game import Game, Phase
 from ..moves import Move
 from ..rules import RuleSet
 from ..view import PlayerView
-from .actions import action_table, as_rules
+from .actions import MaskBuffer, action_table, as_rules
 from .aec import RENDER_MODES, IllegalActionError, check_options, observation_space
 from .observation import Observer
 
@@ -100,8 +100,8 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             observation_space(self.observer, self.table.size))
         self.action_space = cast("spaces.Space[int]", spaces.Discrete(self.table.size))
         self.game: Game | None = None
-        self._obs = self.observer.new()
-        self._mask = np.zeros(self.table.size, dtype=np.int8)
+        self._obs = self.observer.buffer(seat)
+        self._mask = MaskBuffer(self.table.size)
 
     # ------------------------------------------------------------- episode
 
@@ -178,9 +178,10 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
     def _observe(self) -> dict[str, NDArray[Any]]:
         game = self.game
         assert game is not None
-        self.observer.write(game, self.seat, self._obs)
-        self.table.mask(game, self._mask, seat=self.seat)
-        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        obs = self._obs.update(game)
+        mask = self._mask.update(
+            self.table.legal_actions(game) if game.to_move == self.seat else [])
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, as booleans (the name sb3-contrib's maskable agents call)."""

@@ -93,7 +93,8 @@ class Observer:
 
     __slots__ = ("rules", "n", "size", "layout", "low", "high", "_planes", "_plane_bytes",
                  "_dynamic", "_scale", "_rules_part", "_rule_values", "_score_cap", "_seats",
-                 "_known_shifts", "_pile_shift", "_getters", "_turns")
+                 "_known_shifts", "_pile_shift", "_getters", "_turns", "_inv_hand", "_inv_limit",
+                 "_inv_stock", "_inv_value")
 
     rules: RuleSet
     n: int
@@ -139,16 +140,22 @@ class Observer:
         # Scores: a score passes the limit by at most one round's points (R14, R15).
         top_score = rules.score_limit + 10 * rules.hand_size + rules.assaf_penalty
         self._score_cap = top_score
+        # Reciprocals, multiplied in double precision then stored as float32, alike in
+        # ``write`` and in ``ObservationBuffer.update``.
+        self._inv_hand = 1 / rules.hand_size
+        self._inv_limit = 1 / rules.score_limit
+        self._inv_stock = 1 / NUM_CARDS
+        self._inv_value = 1 / (10 * rules.hand_size)
+        scale = [self._inv_hand] * n + [self._inv_limit] * n + [1.0] * (2 * n)
+        scale += [1.0] * len(PHASES) + [self._inv_stock, self._inv_value]
+        self._scale = np.array(scale, dtype=np.float64)
         high = np.ones(self.size, dtype=np.float32)
-        high[lay["hand_sizes"]] = (rules.hand_size + 1) / rules.hand_size
-        high[lay["scores"]] = top_score / rules.score_limit
-        high[lay["hand_value"]] = (rules.hand_size + 1) / rules.hand_size
+        high[lay["hand_sizes"]] = 2.0  # a hand holds hand_size + 1 cards at most (R21)
+        high[lay["scores"]] = top_score * self._inv_limit
+        high[lay["hand_value"]] = 2.0
         high[lay["rules"]] = np.maximum(self._rule_values, 1.0)
         self.high = high
         self.low = np.zeros(self.size, dtype=np.float32)
-        scale = [1 / rules.hand_size] * n + [1 / rules.score_limit] * n + [1.0] * (2 * n)
-        scale += [1.0] * len(PHASES) + [1 / NUM_CARDS, 1 / (10 * rules.hand_size)]
-        self._scale = np.array(scale, dtype=np.float32)
         self._seats = [[(seat + k) % n for k in range(n)] for seat in range(n)]
         # Per seat: the others' known cards and where their plane starts in the bits.
         self._known_shifts = [[(s, NUM_CARDS * k) for k, s in enumerate(order) if k]
@@ -178,11 +185,26 @@ class Observer:
         """
         if out is None:
             out = self.new()
-        phase = game.phase
         to_move = game.to_move
-        if phase is _SLAP and seat != to_move:
+        if game.phase is _SLAP and seat != to_move:
             # Another seat's slap window: the view shows the position before its draw.
             return self.write_view(game.view(seat), out)
+        self._write_bits(self._card_bits(game, seat), out)
+        getter = self._getters[seat]
+        scores = game.scores
+        dynamic = (
+            getter(game.counts)
+            + (getter(scores) if max(scores) <= self._score_cap else self._capped(scores, seat))
+            + getter(game.out)
+            + self._turns[seat][-1 if to_move is None else to_move]
+            + _PHASE_HOT[game.phase]
+            + (len(game.stock), game.values[seat])
+        )
+        self._write_dynamic(dynamic, out)
+        return out
+
+    def _card_bits(self, game: Game, seat: int) -> int:
+        """The card planes of ``seat``'s observation as one int: bit k is entry k."""
         bits = game.hands[seat]
         known = game.known
         for s, shift in self._known_shifts[seat]:
@@ -202,24 +224,10 @@ class Observer:
             take |= 1 << c
         shift = self._pile_shift
         bits |= (pile | top) << shift | top << (shift + 54) | take << (shift + 108)
-        if to_move == seat and game.drawn >= 0:
-            bits |= 1 << (game.drawn + shift + 162)
-        raw = np.frombuffer(bits.to_bytes(self._plane_bytes, "little"), dtype=np.uint8)
-        out[: self._planes] = np.unpackbits(raw, count=self._planes, bitorder="little")
-        getter = self._getters[seat]
-        scores = game.scores
-        dynamic = (
-            getter(game.counts)
-            + (getter(scores) if max(scores) <= self._score_cap else self._capped(scores, seat))
-            + getter(game.out)
-            + self._turns[seat][-1 if to_move is None else to_move]
-            + _PHASE_HOT[phase]
-            + (len(game.stock), game.values[seat])
-        )
-        part = out[self._dynamic]
-        part[:] = dynamic
-        part *= self._scale
-        return out
+        drawn = game.drawn
+        if drawn >= 0 and game.to_move == seat:
+            bits |= 1 << (drawn + shift + 162)
+        return bits
 
     def _capped(self, scores: list[int] | tuple[int, ...], seat: int) -> tuple[int, ...]:
         cap = self._score_cap
@@ -264,13 +272,113 @@ class Observer:
         out[: self._planes] = np.unpackbits(raw, count=self._planes, bitorder="little")
 
     def _write_dynamic(self, values: tuple[float, ...], out: NDArray[np.float32]) -> None:
-        part = out[self._dynamic]
-        part[:] = values
-        part *= self._scale
+        out[self._dynamic] = np.multiply(values, self._scale)
 
     def describe(self) -> list[tuple[str, int, int]]:
         """Each part with its first index and its end (exclusive), in array order."""
         return [(name, s.start, s.stop) for name, s in self.layout.items()]
 
+    def buffer(self, seat: int) -> ObservationBuffer:
+        """A preallocated observation of ``seat`` that ``update`` keeps current in place."""
+        return ObservationBuffer(self, seat)
 
-__all__ = ["PHASES", "RULE_FEATURES", "Observer"]
+
+class ObservationBuffer:
+    """One seat's observation array, brought up to date in place by ``update``.
+
+    Between two updates only some parts change (a hand size, whose turn, the phase, the
+    stock), so only the entries that changed are rewritten, through a memoryview of the
+    array's bytes (writing one float there costs a fraction of a numpy item assignment).
+    The array equals ``observer.write(game, seat)`` after every update.
+    """
+
+    __slots__ = ("observer", "seat", "array", "_floats", "_bits", "_counts", "_scores",
+                 "_out", "_turn", "_phase", "_stock", "_value", "_at")
+
+    def __init__(self, observer: Observer, seat: int) -> None:
+        self.observer = observer
+        self.seat = seat
+        raw = bytearray(observer.size * 4)
+        self.array: NDArray[np.float32] = np.frombuffer(raw, dtype=np.float32)
+        self.array[observer._rules_part] = observer._rule_values
+        self._floats = memoryview(raw).cast("f")
+        lay = observer.layout
+        # Where each part starts; the turn part's entry for each seat to move (-1: nobody).
+        turn: dict[int | None, int] = {None: -1}
+        for m in range(observer.n):
+            turn[m] = lay["to_move"].start + (m - seat) % observer.n
+        self._at = (lay["hand_sizes"].start, lay["scores"].start, lay["out"].start, turn,
+                    lay["phase"].start, lay["stock"].start, lay["hand_value"].start)
+        self._forget()
+        self._turn = self._phase = -1  # the entry set to 1 in each one-hot part (-1: none)
+
+    def _forget(self) -> None:
+        """Make the next update rewrite every part but the one-hot ones."""
+        self._bits = -1
+        self._counts: tuple[int, ...] = ()
+        self._scores: tuple[int, ...] = ()
+        self._out: tuple[bool, ...] = ()
+        self._stock = self._value = -1
+
+    def update(self, game: Game) -> NDArray[np.float32]:
+        """Bring the array up to date with ``game``; returns it (not a copy)."""
+        observer = self.observer
+        seat = self.seat
+        to_move = game.to_move
+        phase = game.phase
+        sizes_at, scores_at, out_at, turn_at, phase_at, stock_at, value_at = self._at
+        if phase is _SLAP and seat != to_move:
+            view = game.view(seat)
+            observer.write_view(view, self.array)
+            self._forget()
+            self._turn = turn_at[view.to_move]
+            self._phase = phase_at + PHASES.index(view.phase)
+            return self.array
+        bits = observer._card_bits(game, seat)
+        if bits != self._bits:
+            observer._write_bits(bits, self.array)
+            self._bits = bits
+        floats = self._floats
+        getter = observer._getters[seat]
+        counts = getter(game.counts)
+        if counts != self._counts:
+            scale = observer._inv_hand
+            for k, v in enumerate(counts):
+                floats[sizes_at + k] = v * scale
+            self._counts = counts
+        scores = getter(game.scores)
+        if scores != self._scores:
+            cap, scale = observer._score_cap, observer._inv_limit
+            for k, v in enumerate(scores):
+                floats[scores_at + k] = min(v, cap) * scale
+            self._scores = scores
+        out = getter(game.out)
+        if out != self._out:
+            for k, v in enumerate(out):
+                floats[out_at + k] = float(v)
+            self._out = out
+        turn = turn_at[to_move]
+        if turn != self._turn:
+            if self._turn >= 0:
+                floats[self._turn] = 0.0
+            if turn >= 0:
+                floats[turn] = 1.0
+            self._turn = turn
+        where = phase_at + phase
+        if where != self._phase:
+            if self._phase >= 0:
+                floats[self._phase] = 0.0
+            floats[where] = 1.0
+            self._phase = where
+        stock = len(game.stock)
+        if stock != self._stock:
+            floats[stock_at] = stock * observer._inv_stock
+            self._stock = stock
+        value = game.values[seat]
+        if value != self._value:
+            floats[value_at] = value * observer._inv_value
+            self._value = value
+        return self.array
+
+
+__all__ = ["PHASES", "RULE_FEATURES", "ObservationBuffer", "Observer"]

@@ -1,0 +1,190 @@
+"""Environment throughput: steps per second with observations and masks, random legal actions.
+
+    python benchmarks/envs.py                 # a table
+    python benchmarks/envs.py --json          # ... and one JSON object as the last line
+    python benchmarks/envs.py --core 0        # pinned to one core (Linux)
+
+Each AEC step is what a learner's loop does: ``env.last()`` (the acting agent's observation
+and action mask, written afresh), a uniformly random action among the mask's legal ones, and
+``env.step(action)``, over whole standard games (dead agents' ``None`` steps are not counted).
+``raw`` is ``yaniv.envs.raw_env``; ``wrapped`` is ``yaniv.envs.env`` (PettingZoo's
+order-enforcing wrapper around it). The engine's own random play (no observations, no masks)
+is measured in the same run for comparison. Each figure follows a warm-up run (the tables of
+legal discards per rank and suit fill during the first seconds); figures are per wall-clock
+second and per CPU second of this process (the second is steadier on a shared machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from yaniv.envs import YanivEnv, action_table, env, raw_env
+from yaniv.envs.observation import Observer
+from yaniv.game import Game, Phase
+from yaniv.rules import RuleSet
+
+STANDARD = RuleSet()
+
+
+def _timed(run: Callable[[float], int], seconds: float, warmup: float = 0.0
+           ) -> tuple[float, float]:
+    """(units per wall second, units per CPU second) of ``run`` for about ``seconds``."""
+    if warmup > 0:
+        run(warmup)
+    wall, cpu = time.perf_counter(), time.process_time()
+    units = run(seconds)
+    return units / (time.perf_counter() - wall), units / (time.process_time() - cpu)
+
+
+def aec_steps(make: Callable[[], Any]) -> Callable[[float], int]:
+    """Random legal actions in whole games of an AEC environment; counts live steps."""
+
+    def run(seconds: float) -> int:
+        e = make()
+        rng = random.Random(0)
+        steps = episodes = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            e.reset(seed=episodes)
+            episodes += 1
+            for _agent in e.agent_iter():
+                obs, _reward, terminated, truncated, _info = e.last()
+                if terminated or truncated:
+                    e.step(None)
+                    continue
+                legal = obs["action_mask"].nonzero()[0]
+                e.step(int(legal[rng.randrange(len(legal))]))
+                steps += 1
+        return steps
+
+    return run
+
+
+def gym_steps(players: int, opponents: str) -> Callable[[float], int]:
+    """Random legal actions of the learner in the Gymnasium environment (bots move inside)."""
+
+    def run(seconds: float) -> int:
+        e = YanivEnv(players=players, opponents=opponents)
+        rng = random.Random(0)
+        steps = episodes = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            obs, _ = e.reset(seed=episodes)
+            episodes += 1
+            while True:
+                legal = obs["action_mask"].nonzero()[0]
+                obs, _r, terminated, truncated, _ = e.step(int(legal[rng.randrange(len(legal))]))
+                steps += 1
+                if terminated or truncated:
+                    break
+        return steps
+
+    return run
+
+
+def engine_moves(players: int) -> Callable[[float], int]:
+    """The engine alone: random legal moves from ``legal_moves()`` (benchmarks/engine.py)."""
+
+    def run(seconds: float) -> int:
+        rng = random.Random(1)
+        moves = seed = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            game = Game.new(STANDARD, players, seed)
+            seed += 1
+            while True:
+                phase = game.phase
+                if phase is Phase.ROUND_OVER:
+                    game.next_round()
+                    continue
+                if phase is Phase.GAME_OVER:
+                    break
+                legal = game.legal_moves()
+                game.apply(legal[rng.randrange(len(legal))])
+                moves += 1
+        return moves
+
+    return run
+
+
+def positions(count: int, players: int = 4) -> list[Game]:
+    """Positions of random standard games, to time one observation or one mask."""
+    rng = random.Random(2)
+    out: list[Game] = []
+    game = Game.new(STANDARD, players, 0)
+    while len(out) < count:
+        if game.phase >= Phase.ROUND_OVER:
+            game = Game.new(STANDARD, players, len(out))
+        out.append(game.clone())
+        legal = game.legal_moves()
+        game.apply(legal[rng.randrange(len(legal))])
+    return out
+
+
+def per_call_us(games: list[Game], call: Callable[[Game], object], reps: int = 5) -> float:
+    """Best-of-``reps`` mean microseconds of ``call`` over the positions."""
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for game in games:
+            call(game)
+        best = min(best, (time.perf_counter() - t0) / len(games) * 1e6)
+    return best
+
+
+def main() -> None:
+    """Run every figure and print it."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput figure")
+    parser.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds per figure")
+    parser.add_argument("--core", type=int, default=None, help="pin the process to this core")
+    args = parser.parse_args()
+    if args.core is not None:
+        os.sched_setaffinity(0, {args.core})
+
+    figures: dict[str, Any] = {"load_average_1m": round(os.getloadavg()[0], 2),
+                               "cpus": os.cpu_count(), "seconds": args.seconds}
+    runs: list[tuple[str, str, Callable[[float], int]]] = [
+        ("aec_raw_4p", "AEC raw_env steps/s, 4 players", aec_steps(lambda: raw_env(players=4))),
+        ("aec_wrapped_4p", "AEC env() steps/s, 4 players", aec_steps(lambda: env(players=4))),
+        ("aec_raw_2p", "AEC raw_env steps/s, 2 players", aec_steps(lambda: raw_env(players=2))),
+        ("aec_raw_4p_nocopy", "AEC raw_env(copy=False) steps/s, 4 players",
+         aec_steps(lambda: raw_env(players=4, copy=False))),
+        ("gym_random_3p", "Gymnasium steps/s, 3 players vs random", gym_steps(3, "random")),
+        ("engine_random_4p", "engine random moves/s, 4 players (no obs)", engine_moves(4)),
+    ]
+    for key, label, run in runs:
+        wall, cpu = _timed(run, args.seconds, args.warmup)
+        figures[f"{key}_per_s"] = round(wall)
+        figures[f"{key}_per_cpu_s"] = round(cpu)
+        print(f"{label:<46} {wall:>10,.0f} /s   {cpu:>10,.0f} /CPU s")
+
+    games = positions(3000)
+    observer = Observer(STANDARD, 4)
+    table = action_table(STANDARD)
+    out = observer.new()
+    mask = np.zeros(len(table), dtype=np.int8)
+    figures["observation_us"] = round(per_call_us(
+        games, lambda g: observer.write(g, g.to_move if g.to_move is not None else 0, out)), 2)
+    figures["mask_us"] = round(per_call_us(games, lambda g: table.mask(g, mask)), 2)
+    figures["view_observation_us"] = round(per_call_us(
+        games[:500], lambda g: observer.write_view(g.view(g.to_move or 0), out)), 2)
+    print(f"{'observation write, us (fast path)':<46} {figures['observation_us']:>10.2f}")
+    print(f"{'action mask, us':<46} {figures['mask_us']:>10.2f}")
+    print(f"{'observation from a PlayerView, us':<46} {figures['view_observation_us']:>10.2f}")
+    print(f"{'load average (1 min) at the start':<46} {figures['load_average_1m']:>10.2f}")
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
