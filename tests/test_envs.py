@@ -397,3 +397,17 @@ def test_envs_doctests() -> None:
                    yaniv.envs.gym_env):
         failures, tried = doctest.testmod(module)
         assert failures == 0 and tried > 0, module.__name__
+
+
+def test_docs_list_every_observation_part_and_the_table_sizes() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text("utf-8")
+    names = [name for name, _, _ in Observer(RuleSet(), 2).describe()]
+    rows = [line.split("|")[1].strip().strip("`") for line in text.splitlines()
+            if line.startswith("| `")]
+    assert [r for r in rows if r in names] == names
+    sizes = [Observer(RuleSet(), players).size for players in (2, 4, 8)]
+    assert f"{sizes[0]} for 2 players, {sizes[1]} for 4, {sizes[2]} for 8" in text
+    for preset, actions in (("standard", "2,950"), ("hebrew", "2,781"), ("slapdown", "3,315")):
+        assert f"{len(action_table(preset)):,}" == actions and actions in text
