@@ -140,7 +140,9 @@ def _play_checking(rules: RuleSet, players: int, steps: int, seed: int) -> int:
         seat = game.to_move
         assert seat is not None
         assert np.array_equal(mask, table.mask(game.view(seat)))
-        assert np.array_equal(buffers[seat].update(game), observer.write(game, seat))
+        expected = observer.write_view(game.view(seat))
+        assert np.array_equal(buffers[seat].update(game), expected), (game, seat)
+        assert np.array_equal(observer.write(game, seat), expected), (game, seat)
         if checked % 7 == 0:  # the fast observation equals the view's, for every seat
             for s in range(players):
                 expected = observer.write_view(game.view(s))

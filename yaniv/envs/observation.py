@@ -94,7 +94,7 @@ class Observer:
     __slots__ = ("rules", "n", "size", "layout", "low", "high", "_planes", "_plane_bytes",
                  "_dynamic", "_scale", "_rules_part", "_rule_values", "_score_cap", "_seats",
                  "_known_shifts", "_pile_shift", "_getters", "_turns", "_inv_hand", "_inv_limit",
-                 "_inv_stock", "_inv_value")
+                 "_inv_stock", "_inv_value", "_pile_cache")
 
     rules: RuleSet
     n: int
@@ -157,6 +157,9 @@ class Observer:
         self.high = high
         self.low = np.zeros(self.size, dtype=np.float32)
         self._seats = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        # The pile list last seen, how many of its groups are in the bits, the last of
+        # those groups, and the bits (see ``_pile_below_top``).
+        self._pile_cache: tuple[list[tuple[int, ...]], int, tuple[int, ...], int] | None = None
         # Per seat: the others' known cards and where their plane starts in the bits.
         self._known_shifts = [[(s, NUM_CARDS * k) for k, s in enumerate(order) if k]
                               for order in self._seats]
@@ -212,13 +215,11 @@ class Observer:
             if k:
                 bits |= k << shift
         groups = game.pile
-        pile = top = 0
+        top = 0
         if groups:
             for c in groups[-1]:
                 top |= 1 << c
-            for group in groups[-2::-1]:
-                for c in group:
-                    pile |= 1 << c
+        pile = self._pile_below_top(groups)
         take = 0
         for c in game.pickable:
             take |= 1 << c
@@ -228,6 +229,34 @@ class Observer:
         if drawn >= 0 and game.to_move == seat:
             bits |= 1 << (drawn + shift + 162)
         return bits
+
+    def _pile_below_top(self, groups: list[tuple[int, ...]]) -> int:
+        """The cards of every pile group but the top one, as bits.
+
+        Only the two most recent groups ever change (a draw takes from the previous discard,
+        a slap joins the last one), and a refill or a new round makes a new list; so the
+        groups below those two are kept as bits from call to call, checked by identity.
+        """
+        cached = self._pile_cache
+        bottom = len(groups) - 2  # groups[:bottom] can no longer change
+        mask = 0
+        done = 0
+        if cached is not None and cached[0] is groups:
+            done, last, mask = cached[1], cached[2], cached[3]
+            if done > bottom or (done and groups[done - 1] is not last):
+                mask = done = 0
+        for i in range(done, bottom):
+            for c in groups[i]:
+                mask |= 1 << c
+        if bottom > 0:
+            self._pile_cache = (groups, bottom, groups[bottom - 1], mask)
+            done = bottom
+        else:
+            done = 0
+        for group in groups[done:-1]:
+            for c in group:
+                mask |= 1 << c
+        return mask
 
     def _capped(self, scores: list[int] | tuple[int, ...], seat: int) -> tuple[int, ...]:
         cap = self._score_cap
