@@ -13,7 +13,7 @@ import pytest
 from yaniv import discards as D
 from yaniv.envs import action_table
 from yaniv.envs.observation import Observer
-from yaniv.errors import InvalidMoveError
+from yaniv.errors import InvalidMoveError, SetupError
 from yaniv.game import Game, Phase
 from yaniv.moves import DRAW_STOCK, PASS, YANIV, Discard, parse_move
 from yaniv.rules import RuleSet
@@ -281,6 +281,8 @@ def test_aec_win_loss_rewards(players: int) -> None:
         for seat, agent in enumerate(e.possible_agents):
             assert totals[agent] == (1.0 if seat in winners else -1.0)
         assert sum(totals.values()) == 2 * len(winners) - players
+        with pytest.raises(SetupError, match="episode is over"):
+            e.step(0)
 
 
 def test_aec_points_rewards_and_one_round() -> None:
@@ -299,6 +301,8 @@ def test_aec_points_rewards_and_one_round() -> None:
 
 def test_aec_illegal_action_and_determinism() -> None:
     e = raw_env(players=2)
+    with pytest.raises(SetupError, match="before reset"):
+        e.step(0)
     e.reset(seed=9)
     obs = e.observe(e.agent_selection)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])

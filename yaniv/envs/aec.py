@@ -107,6 +107,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self._step_no = 0
         self._rewarded = False
         self.game: Game | None = None
+        # Until reset(): no agents, so step() says what to do.
+        self.agents: list[str] = []
+        self.agent_selection = ""
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------- spaces
 
@@ -130,7 +138,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._step_no += 1
         self._steps = 0
@@ -155,7 +163,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        terminated = self.terminations.get(agent)
+        if terminated is None:
+            raise SetupError("step() with no agent left: the episode is over, call reset()"
+                             if self.game is not None else "step() before reset()")
+        if terminated or self.truncations[agent]:
             self._was_dead_step(action)
             return
         game = self.game
