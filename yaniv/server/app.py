@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, PRESETS, TARGET_BOUNDS, RuleSet
-from .rooms import ApiError, Hub
+from .rooms import FLOOD_LIMIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Settings, Start, describe
 from .storage import Store, default_database_url
 
@@ -47,14 +47,20 @@ def options() -> dict[str, Any]:
 
 
 def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: float = 60.0,
-               slap_window: float = 1.0, web_dir: Path | None = WEB_DIR) -> FastAPI:
-    """The app, with its store opened (and migrated) and its rooms resumed at startup."""
+               slap_window: float = 1.0, flood_limit: int = FLOOD_LIMIT,
+               web_dir: Path | None = WEB_DIR) -> FastAPI:
+    """The app, with its store opened (and migrated) and its rooms resumed at startup.
+
+    ``flood_limit`` (messages a second before a client is disconnected) is the protocol's 20;
+    tests and benchmarks whose clients play as fast as a machine can raise it.
+    """
     url = database or default_database_url()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
-        hub = Hub(store, bot_delay=bot_delay, grace=grace, slap_window=slap_window)
+        hub = Hub(store, bot_delay=bot_delay, grace=grace, slap_window=slap_window,
+                  flood_limit=flood_limit)
         await hub.load()
         app.state.hub = hub
         try:

@@ -104,12 +104,12 @@ class Conn:
             with contextlib.suppress(Exception):
                 await self.ws.send_text(text)
 
-    def flooding(self, now: float) -> bool:
-        """Count a message; whether more than FLOOD_LIMIT came in the last second."""
+    def flooding(self, now: float, limit: int = FLOOD_LIMIT) -> bool:
+        """Count a message; whether more than ``limit`` came in the last second."""
         self.sent.append(now)
         while self.sent and self.sent[0] <= now - 1.0:
             self.sent.popleft()
-        return len(self.sent) > FLOOD_LIMIT
+        return len(self.sent) > limit
 
 
 class Room:
@@ -126,7 +126,7 @@ class Room:
         self.tokens: dict[str, int] = {}  # token hash -> seat
         self.conns: set[Conn] = set()
         self.lock = asyncio.Lock()
-        self.applied: OrderedDict[tuple[int, str], None] = OrderedDict()
+        self.applied: OrderedDict[tuple[int, int, str], None] = OrderedDict()  # seat, round, id
         self.stand_in: dict[int, Bot] = {}  # seats a bot plays while their player is away
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         self.driver: asyncio.Task[None] | None = None
@@ -351,7 +351,7 @@ class Room:
                 await self._refuse(conn, "the game has not started", message.id)
                 return
             seat = conn.seat
-            key = (seat, message.id) if message.id is not None else None
+            key = None if message.id is None else (seat, self.table.game.round_no, message.id)
             if key is not None and key in self.applied:
                 duplicate = True
             else:
@@ -436,8 +436,9 @@ class Hub:
     """Every room, the store behind them, and the server's settings."""
 
     def __init__(self, store: Store, *, bot_delay: float = 0.8, grace: float = 60.0,
-                 slap_window: float = 1.0) -> None:
+                 slap_window: float = 1.0, flood_limit: int = FLOOD_LIMIT) -> None:
         self.store = store
+        self.flood_limit = flood_limit
         self.bot_delay = bot_delay
         self.grace = grace
         self.slap_window = slap_window
@@ -642,9 +643,9 @@ class Hub:
                     raw = message.get("bytes") or b""
                     text = raw.decode("utf-8", "replace") if len(raw) <= MAX_MESSAGE else (
                         "x" * (MAX_MESSAGE + 1))
-                if conn.flooding(time.monotonic()):
-                    await conn.send({"type": "error", "message":
-                                     f"more than {FLOOD_LIMIT} messages a second: goodbye"})
+                if conn.flooding(time.monotonic(), self.flood_limit):
+                    await conn.send({"type": "error", "message": f"more than "
+                                     f"{self.flood_limit} messages a second: goodbye"})
                     await ws.close(code=1008)
                     break
                 await room.handle(conn, text)

@@ -30,7 +30,7 @@ def _check_rules(value: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_max_length=200)
+    model_config = ConfigDict(extra="forbid", strict=True, str_max_length=200)
 
 
 Name = Annotated[str, Field(max_length=200)]
