@@ -1,0 +1,189 @@
+"""Load on the web server: N concurrent games over websockets on loopback.
+
+Starts ``uvicorn`` with the app in a subprocess on 127.0.0.1 (a free port, a temporary SQLite
+file), creates N games against bots over HTTP, and plays each person's seat from a websocket
+client (the first legal move, Yaniv when it may be called). A move's latency is the time from
+sending it to receiving the state that shows it played. Bounded by ``--rounds`` per game and
+``--time-limit`` in all. Prints the figures as JSON on its last line.
+
+    python benchmarks/load.py --rooms 50 --rounds 1 --bot-delay 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+SERVER = """
+import sys, uvicorn
+from yaniv.server.app import create_app
+url, port, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+uvicorn.run(create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None),
+            host="127.0.0.1", port=port, log_level="warning", ws_max_size=1 << 20)
+"""
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` (0 when empty)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Stats:
+    """What the clients measured."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.messages = 0
+        self.errors: list[str] = []
+        self.rounds = 0
+
+
+async def play(base: str, http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace,
+               index: int) -> None:
+    """Create one game and play the person's seat for ``args.rounds`` rounds."""
+    r = await http.post(f"{base}/api/games", json={
+        "name": f"Load {index}", "opponents": [args.level] * args.opponents, "rules": {}})
+    if r.status_code != 200:
+        stats.errors.append(f"create: {r.status_code} {r.text[:80]}")
+        return
+    game = r.json()
+    url = base.replace("http", "ws", 1) + f"/ws/{game['room']}?token={game['token']}"
+    async with websockets.connect(url, max_size=1 << 20) as ws:
+        acted: set[tuple[int, int]] = set()
+        sent_at: tuple[tuple[int, int], float] | None = None
+        dealt = 0
+        n = 0
+        async for raw in ws:
+            stats.messages += 1
+            message = json.loads(raw)
+            if message["type"] == "error":
+                stats.errors.append(message["message"][:80])
+                continue
+            if message["type"] != "state":
+                continue
+            view = message["view"]
+            moment = (view["round"], len(view["events"]))
+            if sent_at is not None and moment != sent_at[0]:
+                stats.latencies.append(time.perf_counter() - sent_at[1])
+                sent_at = None
+            if view["phase"] == "game_over":
+                stats.rounds += 1
+                return
+            if view["phase"] == "round_over":
+                if moment not in acted:
+                    acted.add(moment)
+                    stats.rounds += 1
+                    dealt += 1
+                    if dealt >= args.rounds:
+                        return
+                    await ws.send(json.dumps({"type": "next_round"}))
+                continue
+            if view["to_move"] == 0 and moment not in acted:
+                acted.add(moment)
+                moves = view["legal_moves"]
+                move = "yaniv" if "yaniv" in moves else moves[0]
+                n += 1
+                sent_at = (moment, time.perf_counter())
+                await ws.send(json.dumps({"type": "move", "move": move, "id": f"{index}-{n}"}))
+
+
+async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
+    """Play every game at once; the figures."""
+    stats = Stats()
+    limits = httpx.Limits(max_connections=100)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+        start = time.perf_counter()
+        tasks = [asyncio.create_task(play(base, http, stats, args, i))
+                 for i in range(args.rooms)]
+        done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if task.exception() is not None:
+                stats.errors.append(f"client: {task.exception()!r}"[:80])
+        elapsed = time.perf_counter() - start
+    ms = [x * 1000 for x in stats.latencies]
+    return {
+        "rooms": args.rooms, "opponents": args.opponents, "bot_delay": args.bot_delay,
+        "rounds_finished": stats.rounds, "games_unfinished": len(pending),
+        "moves": len(ms),
+        "latency_ms": {"p50": round(percentile(ms, 0.5), 2),
+                       "p99": round(percentile(ms, 0.99), 2),
+                       "mean": round(statistics.fmean(ms), 2) if ms else 0.0,
+                       "max": round(max(ms), 2) if ms else 0.0},
+        "messages": stats.messages,
+        "messages_per_s": round(stats.messages / elapsed, 1) if elapsed else 0.0,
+        "errors": len(stats.errors) + len(pending), "error_samples": stats.errors[:5],
+        "seconds": round(elapsed, 2),
+    }
+
+
+def main() -> None:
+    """Parse the options, start the server, run the clients, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=50, help="concurrent games (max 2000)")
+    parser.add_argument("--opponents", type=int, default=2, help="bots per game (1-7)")
+    parser.add_argument("--level", default="random", help="the bots' level")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds per game (max 20)")
+    parser.add_argument("--bot-delay", type=float, default=0.2, help="the server's bot pacing")
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds in all")
+    args = parser.parse_args()
+    args.rooms = max(1, min(args.rooms, 2000))
+    args.rounds = max(1, min(args.rounds, 20))
+    args.opponents = max(1, min(args.opponents, 7))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+        server = subprocess.Popen([sys.executable, "-c", SERVER, url, str(port),
+                                   str(args.bot_delay)], env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{base}/api/levels", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("the server did not start")
+                time.sleep(0.1)
+            figures = asyncio.run(run(args, base))
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    print(f"{figures['rooms']} games, {figures['moves']} moves timed, "
+          f"p50 {figures['latency_ms']['p50']} ms, p99 {figures['latency_ms']['p99']} ms, "
+          f"{figures['messages_per_s']} messages/s, {figures['errors']} errors")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
