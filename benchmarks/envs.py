@@ -157,6 +157,7 @@ def main() -> None:
         ("aec_raw_4p", "AEC raw_env steps/s, 4 players", aec_steps(lambda: raw_env(players=4))),
         ("aec_wrapped_4p", "AEC env() steps/s, 4 players", aec_steps(lambda: env(players=4))),
         ("aec_raw_2p", "AEC raw_env steps/s, 2 players", aec_steps(lambda: raw_env(players=2))),
+        ("aec_raw_8p", "AEC raw_env steps/s, 8 players", aec_steps(lambda: raw_env(players=8))),
         ("aec_raw_4p_nocopy", "AEC raw_env(copy=False) steps/s, 4 players",
          aec_steps(lambda: raw_env(players=4, copy=False))),
         ("gym_random_3p", "Gymnasium steps/s, 3 players vs random", gym_steps(3, "random")),
@@ -178,9 +179,9 @@ def main() -> None:
     figures["mask_us"] = round(per_call_us(games, lambda g: table.mask(g, mask)), 2)
     figures["view_observation_us"] = round(per_call_us(
         games[:500], lambda g: observer.write_view(g.view(g.to_move or 0), out)), 2)
-    print(f"{'observation write, us (fast path)':<46} {figures['observation_us']:>10.2f}")
-    print(f"{'action mask, us':<46} {figures['mask_us']:>10.2f}")
-    print(f"{'observation from a PlayerView, us':<46} {figures['view_observation_us']:>10.2f}")
+    print(f"{'Observer.write, 3,000 positions, us':<46} {figures['observation_us']:>10.2f}")
+    print(f"{'ActionTable.mask, 3,000 positions, us':<46} {figures['mask_us']:>10.2f}")
+    print(f"{'Observer.write_view(game.view()), us':<46} {figures['view_observation_us']:>10.2f}")
     print(f"{'load average (1 min) at the start':<46} {figures['load_average_1m']:>10.2f}")
     if args.json:
         print(json.dumps(figures))
