@@ -355,3 +355,29 @@ def test_reconnect_and_the_stand_in(db: Path) -> None:
             assert (later["round"], len(later["events"])) != (state["view"]["round"],
                                                                len(state["view"]["events"]))
             assert later["seat"] == 0
+
+
+def test_a_stock_draw_under_slapdown_pauses_the_others(db: Path) -> None:
+    with client(db, slap_window=0.4) as c:
+        game = new_game(c, ["easy"], rules={"preset": "standard", "slapdown": "rank"})
+        with c.websocket_connect(f"/ws/{game['room']}") as spectator, \
+                c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+            acted: set[tuple[int, int]] = set()
+            while True:
+                view = next_state(ws)["view"]
+                moment = (view["round"], len(view["events"]))
+                if view["to_move"] != 0 or moment in acted:
+                    continue
+                acted.add(moment)
+                if view["phase"] == "draw":
+                    break
+                ws.send_json({"type": "move", "move": greedy(view), "id": uuid.uuid4().hex})
+            sent = time.monotonic()
+            ws.send_json({"type": "move", "move": "draw stock", "id": uuid.uuid4().hex})
+            mine = next_state(ws)["view"]
+            assert len(mine["events"]) > len(view["events"])
+            assert time.monotonic() - sent < 0.35
+            while len((seen := next_state(spectator)["view"])["events"]) <= len(view["events"]):
+                pass
+            assert time.monotonic() - sent >= 0.35
+            assert seen["drawn"] is None
