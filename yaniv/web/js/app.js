@@ -1,0 +1,469 @@
+// The page: routes (#/ home, #/room/CODE, #/watch/CODE), the home forms, a room's lobby.
+import { h, replace } from "./dom.js";
+import { t, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
+import { api } from "./api.js";
+import { store } from "./store.js";
+import { TableScreen } from "./table.js";
+
+const main = document.getElementById("main");
+const CODE = /^[A-Z0-9]{4,12}$/;
+let screen = null; // the table, while one is shown
+let screenRoute = "";
+let poller = null;
+let levelsCache = null;
+
+function stop() {
+  clearTimeout(poller);
+  poller = null;
+  if (screen) screen.destroy();
+  screen = null;
+  screenRoute = "";
+}
+
+function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+async function levels() {
+  if (!levelsCache) levelsCache = await api.levels();
+  return levelsCache;
+}
+
+function errorLine() {
+  return h("p", { class: "error", role: "alert", hidden: true });
+}
+
+function showError(el, err) {
+  el.textContent = err && err.message ? err.message : String(err);
+  el.hidden = false;
+}
+
+// ------------------------------------------------------------------ the rules form
+
+/** A fieldset for a preset and its options; .rules() gives {"preset", changed options}. */
+function rulesForm(data, initial) {
+  const presets = Object.keys(data.presets);
+  const preset = h("select", { id: "preset", name: "preset" },
+    presets.map((name) => h("option", { value: name, text: name })));
+  preset.value = initial && presets.includes(initial.preset) ? initial.preset
+    : presets.includes("standard") ? "standard" : presets[0];
+  const controls = {};
+  const rows = Object.entries(data.options).map(([name, spec]) => {
+    let control;
+    if (spec.choices) {
+      control = h("select", { id: `opt-${name}` }, spec.choices.map((choice) =>
+        h("option", { value: JSON.stringify(choice), text: String(choice) })));
+    } else if (spec.list) {
+      control = h("input", { id: `opt-${name}`, type: "text", inputmode: "numeric",
+        pattern: "[0-9, ]*" });
+    } else {
+      control = h("input", { id: `opt-${name}`, type: "number", min: spec.min, max: spec.max,
+        step: 1 });
+    }
+    controls[name] = { control, spec };
+    return h("div", { class: "option" },
+      h("label", { for: `opt-${name}`, text: name }), control);
+  });
+  const valueOf = (name) => {
+    const { control, spec } = controls[name];
+    if (spec.choices) return JSON.parse(control.value);
+    if (spec.list) {
+      return control.value.split(/[\s,]+/).filter(Boolean).map(Number);
+    }
+    return control.value === "" ? null : Number(control.value);
+  };
+  const show = (values) => {
+    for (const [name, { control, spec }] of Object.entries(controls)) {
+      const value = values[name];
+      if (spec.choices) control.value = JSON.stringify(value);
+      else if (spec.list) control.value = Array.isArray(value) ? value.join(", ") : "";
+      else control.value = value ?? "";
+    }
+  };
+  show({ ...data.presets[preset.value], ...((initial && initial.options) || {}) });
+  preset.addEventListener("change", () => show(data.presets[preset.value]));
+  const changed = () => {
+    const base = data.presets[preset.value];
+    const out = {};
+    for (const name of Object.keys(controls)) {
+      const value = valueOf(name);
+      if (JSON.stringify(value) !== JSON.stringify(base[name])) out[name] = value;
+    }
+    return out;
+  };
+  const element = h("fieldset", { class: "rules" },
+    h("legend", { text: t("home.rules") }),
+    h("div", { class: "option" }, h("label", { for: "preset", text: t("home.preset") }), preset),
+    h("details", {}, h("summary", { text: t("home.options") }),
+      h("p", { class: "note", text: t("home.options_note") }),
+      h("div", { class: "options" }, rows)));
+  return {
+    element,
+    rules: () => ({ preset: preset.value, ...changed() }),
+    saved: () => ({ preset: preset.value, options: changed() }),
+  };
+}
+
+function nameField(id) {
+  const input = h("input", { id, type: "text", maxlength: 40, required: true,
+    autocomplete: "nickname", value: store.name() || "" });
+  return { input, element: h("div", { class: "option" },
+    h("label", { for: id, text: t("home.name") }), input) };
+}
+
+function playerName(input) {
+  const name = input.value.trim() || t("home.default_name");
+  store.setName(name);
+  return name.slice(0, 40);
+}
+
+// ------------------------------------------------------------------ home
+
+async function home() {
+  replace(main, h("p", { text: t("common.loading") }));
+  let data;
+  try {
+    data = await levels();
+  } catch (err) {
+    replace(main, h("p", { class: "error", role: "alert", text: t("error.server",
+      { message: err.message }) }));
+    return;
+  }
+  const setup = store.setup() || {};
+  const name = nameField("name");
+  const rules = rulesForm(data, setup.rules);
+  const count = h("select", { id: "count" },
+    [1, 2, 3, 4, 5, 6, 7].map((n) => h("option", { value: n, text: String(n) })));
+  count.value = String(setup.opponents ? setup.opponents.length : 1);
+  const levelBox = h("div", { class: "levels" });
+  const chosen = setup.opponents ? [...setup.opponents] : [];
+  const fallback = data.levels.includes("medium") ? "medium" : data.levels[0];
+  const drawLevels = () => {
+    const n = Number(count.value);
+    replace(levelBox, Array.from({ length: n }, (_, i) => {
+      const select = h("select", { id: `level-${i}`, "aria-label": t("home.level_of", { n: i + 1 }),
+        onchange: (e) => { chosen[i] = e.target.value; } },
+      data.levels.map((level) => h("option", { value: level, text: level })));
+      select.value = data.levels.includes(chosen[i]) ? chosen[i] : fallback;
+      chosen[i] = select.value;
+      return h("div", { class: "option" },
+        h("label", { for: `level-${i}`, text: t("home.opponent", { n: i + 1 }) }), select);
+    }));
+  };
+  count.addEventListener("change", drawLevels);
+  drawLevels();
+
+  const playError = errorLine();
+  const play = async (event) => {
+    event.preventDefault();
+    const opponents = chosen.slice(0, Number(count.value));
+    const chosenRules = rules.rules();
+    store.setSetup({ opponents, rules: rules.saved() });
+    try {
+      const answer = await api.newGame(playerName(name.input), opponents, chosenRules);
+      store.setSeat(answer.room, { token: answer.token, seat: answer.seat, host: true,
+        setup: { kind: "computer", opponents, rules: chosenRules } });
+      go(`#/room/${answer.room}`);
+    } catch (err) {
+      showError(playError, err);
+    }
+  };
+  const roomError = errorLine();
+  const create = async () => {
+    const chosenRules = rules.rules();
+    store.setSetup({ opponents: chosen.slice(0, Number(count.value)), rules: rules.saved() });
+    try {
+      const answer = await api.newRoom(playerName(name.input), chosenRules);
+      store.setSeat(answer.room, { token: answer.token, seat: answer.seat, host: true,
+        setup: { kind: "room", rules: chosenRules } });
+      go(`#/room/${answer.room}`);
+    } catch (err) {
+      showError(roomError, err);
+    }
+  };
+  const joinCode = h("input", { id: "join-code", type: "text", maxlength: 12,
+    autocapitalize: "characters", autocomplete: "off", spellcheck: "false" });
+  const join = (event) => {
+    event.preventDefault();
+    const code = joinCode.value.trim().toUpperCase();
+    if (!CODE.test(code)) {
+      showError(roomError, new Error(t("error.bad_code")));
+      return;
+    }
+    playerName(name.input);
+    go(`#/room/${code}`);
+  };
+  const watchCode = h("input", { id: "watch-code", type: "text", maxlength: 12,
+    autocapitalize: "characters", autocomplete: "off", spellcheck: "false" });
+  const watchError = errorLine();
+  const watch = (event) => {
+    event.preventDefault();
+    const code = watchCode.value.trim().toUpperCase();
+    if (!CODE.test(code)) {
+      showError(watchError, new Error(t("error.bad_code")));
+      return;
+    }
+    go(`#/watch/${code}`);
+  };
+
+  replace(main, h("div", { class: "home" },
+    h("p", { class: "tagline", text: t("home.tagline") }),
+    name.element,
+    h("form", { class: "panel", onsubmit: play, "aria-labelledby": "vs-title" },
+      h("h2", { id: "vs-title", text: t("home.vs_computer") }),
+      h("div", { class: "option" }, h("label", { for: "count", text: t("home.opponents") }), count),
+      levelBox,
+      rules.element,
+      h("button", { class: "primary big", type: "submit", text: t("home.play") }),
+      playError),
+    h("section", { class: "panel", "aria-labelledby": "friends-title" },
+      h("h2", { id: "friends-title", text: t("home.friends") }),
+      h("p", { class: "note", text: t("home.friends_note") }),
+      h("button", { class: "primary", type: "button", onclick: create, text: t("home.create") }),
+      h("form", { class: "inline", onsubmit: join },
+        h("label", { for: "join-code", text: t("home.code") }), joinCode,
+        h("button", { type: "submit", text: t("home.join") })),
+      roomError),
+    h("section", { class: "panel", "aria-labelledby": "watch-title" },
+      h("h2", { id: "watch-title", text: t("home.watch") }),
+      h("form", { class: "inline", onsubmit: watch },
+        h("label", { for: "watch-code", text: t("home.code") }), watchCode,
+        h("button", { type: "submit", text: t("home.watch_button") })),
+      watchError),
+    h("section", { class: "panel keys", "aria-labelledby": "keys-title" },
+      h("h2", { id: "keys-title", text: t("keys.title") }),
+      h("ul", {}, ["keys.arrows", "keys.space", "keys.enter", "keys.stock", "keys.pile",
+        "keys.yaniv", "keys.pass"].map((key) => h("li", { text: t(key) }))))));
+}
+
+// ------------------------------------------------------------------ a room
+
+function shareLink(code) {
+  return `${location.origin}${location.pathname}#/room/${code}`;
+}
+
+async function joinForm(code) {
+  const name = nameField("join-name");
+  const error = errorLine();
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await api.join(code, playerName(name.input));
+      store.setSeat(code, { token: answer.token, seat: answer.seat, host: false });
+      route();
+    } catch (err) {
+      showError(error, err);
+    }
+  };
+  replace(main, h("div", { class: "home" },
+    h("form", { class: "panel", onsubmit: submit },
+      h("h2", { text: t("room.join_title", { code }) }),
+      name.element,
+      h("button", { class: "primary big", type: "submit", text: t("home.join") }),
+      h("button", { type: "button", onclick: () => go(`#/watch/${code}`),
+        text: t("home.watch_button") }),
+      error)));
+}
+
+async function lobby(code, seat, room) {
+  const data = await levels().catch(() => null);
+  const error = errorLine();
+  const link = shareLink(code);
+  const draw = (info) => {
+    const host = seat && seat.host;
+    const bots = [];
+    const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level") },
+      ((data && data.levels) || []).map((l) => h("option", { value: l, text: l })));
+    if (data && data.levels.includes("medium")) level.value = "medium";
+    const rules = host && data ? rulesForm(data, null) : null;
+    const addBot = async () => {
+      try {
+        const seats = info.seats.length;
+        bots.push({ seat: seats, level: level.value });
+        draw(await api.settings(code, seat.token, { bots: [{ seat: seats, level: level.value }] }));
+      } catch (err) {
+        showError(error, err);
+      }
+    };
+    const saveRules = async () => {
+      try {
+        draw(await api.settings(code, seat.token, { rules: rules.rules() }));
+      } catch (err) {
+        showError(error, err);
+      }
+    };
+    const start = async () => {
+      try {
+        await api.start(code, seat.token);
+        route();
+      } catch (err) {
+        showError(error, err);
+      }
+    };
+    const copy = async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        error.hidden = true;
+        status.textContent = t("room.copied");
+      } catch {
+        status.textContent = link;
+      }
+    };
+    const status = h("p", { role: "status" });
+    const max = info.max_players || 8;
+    replace(main, h("div", { class: "home lobby" },
+      h("section", { class: "panel" },
+        h("h2", { text: t("room.title") }),
+        h("p", { class: "code", "aria-label": t("room.code_label", { code: code.split("").join(" ") }),
+          text: code }),
+        h("div", { class: "inline" },
+          h("input", { type: "text", readonly: true, value: link, "aria-label": t("room.link") }),
+          h("button", { type: "button", onclick: copy, text: t("room.copy") })),
+        status,
+        h("h3", { text: t("room.seats", { count: info.seats.length, max }) }),
+        h("ol", { class: "seats" }, info.seats.map((s) => h("li", {},
+          h("span", { class: "seat-name", text: s.name }),
+          " ",
+          h("span", { class: "note", text: s.kind === "bot" ? t("seat.bot", { level: s.level || "" })
+            : s.connected ? "" : t("seat.away") })))),
+        host ? h("div", { class: "inline" }, level,
+          h("button", { type: "button", onclick: addBot, disabled: info.seats.length >= max,
+            text: t("room.add_bot") })) : null,
+        host ? h("button", { class: "primary big", type: "button", onclick: start,
+          disabled: info.seats.length < 2, text: t("room.start") })
+          : h("p", { text: t("room.wait_host") }),
+        error),
+      rules ? h("section", { class: "panel" }, rules.element,
+        h("button", { type: "button", onclick: saveRules, text: t("room.save_rules") })) : null));
+  };
+  draw(room);
+  const poll = async () => {
+    try {
+      const info = await api.room(code);
+      if (info.status !== "waiting") {
+        route();
+        return;
+      }
+      // redraw only when the seats changed, so a form being edited is kept
+      if (JSON.stringify(info.seats) !== JSON.stringify(room.seats)) {
+        room = info;
+        draw(info);
+      }
+    } catch {
+      // a dropped connection: try again on the next tick
+    }
+    poller = setTimeout(poll, 2000);
+  };
+  poller = setTimeout(poll, 2000);
+}
+
+async function rematch(code, view) {
+  const seat = store.seat(code) || {};
+  const setup = seat.setup || {};
+  const rules = setup.rules || { preset: "standard", ...view.rules };
+  const name = store.name() || (view.seat !== null ? view.names[view.seat] : t("home.default_name"));
+  try {
+    let answer;
+    if (setup.kind === "computer") {
+      answer = await api.newGame(name, setup.opponents, rules);
+    } else {
+      answer = await api.newRoom(name, rules);
+    }
+    store.setSeat(answer.room, { token: answer.token, seat: answer.seat, host: true, setup });
+    go(`#/room/${answer.room}`);
+  } catch (err) {
+    const live = document.getElementById("announce");
+    if (live) live.textContent = err.message;
+    alert(err.message);
+  }
+}
+
+function table(code, token, hash) {
+  screenRoute = hash;
+  const root = h("div", { class: "table-root" });
+  replace(main, root);
+  screen = new TableScreen(root, {
+    code, token,
+    onHome: () => go("#/"),
+    onRematch: (view) => rematch(code, view),
+  });
+}
+
+async function room(code, hash) {
+  const seat = store.seat(code);
+  let info;
+  try {
+    info = await api.room(code);
+  } catch (err) {
+    replace(main, h("div", { class: "home" }, h("p", { class: "error", role: "alert",
+      text: err.status === 404 ? t("error.no_room", { code }) : err.message }),
+    h("button", { onclick: () => go("#/"), text: t("nav.home") })));
+    return;
+  }
+  if (seat && seat.token) {
+    if (info.status === "waiting") lobby(code, seat, info);
+    else table(code, seat.token, hash);
+  } else if (info.status === "waiting") {
+    joinForm(code);
+  } else {
+    table(code, null, hash);
+  }
+}
+
+// ------------------------------------------------------------------ routes and chrome
+
+async function route() {
+  const hash = location.hash || "#/";
+  if (screen && hash === screenRoute) {
+    screen.render();
+    return;
+  }
+  stop();
+  document.title = t("app.title");
+  const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
+  if (match) {
+    const code = match[2].toUpperCase();
+    if (match[1] === "watch") table(code, null, hash);
+    else await room(code, hash);
+  } else {
+    await home();
+  }
+}
+
+function chrome() {
+  const prefs = store.prefs();
+  document.body.classList.toggle("four", Boolean(prefs.fourColour));
+  const lang = h("select", { id: "lang", "aria-label": t("nav.language"), onchange: async (e) => {
+    await setLanguage(e.target.value);
+    chrome();
+    if (screen) screen.render();
+    else route();
+  } }, Object.entries(LANGUAGES).map(([code, name]) =>
+    h("option", { value: code, lang: code, text: name })));
+  lang.value = language();
+  const four = h("input", { type: "checkbox", checked: Boolean(prefs.fourColour),
+    onchange: (e) => {
+      store.setPrefs({ ...store.prefs(), fourColour: e.target.checked });
+      document.body.classList.toggle("four", e.target.checked);
+    } });
+  replace(document.getElementById("top"),
+    h("a", { class: "brand", href: "#/", text: t("app.title") }),
+    h("div", { class: "prefs" },
+      h("label", { class: "switch" }, four, t("nav.four_colour")),
+      lang));
+  replace(document.getElementById("skip"), t("nav.skip"));
+}
+
+async function start() {
+  await setLanguage(preferredLanguage());
+  chrome();
+  document.getElementById("skip").addEventListener("click", (event) => {
+    event.preventDefault(); // the hash is the route: focus the game instead of following it
+    main.focus();
+  });
+  window.addEventListener("hashchange", route);
+  await route();
+}
+
+start();

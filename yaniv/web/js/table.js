@@ -1,0 +1,625 @@
+// The table: renders each `state` message (state down) and sends moves (messages up).
+import { h, replace } from "./dom.js";
+import { t, num, language } from "./i18n.js";
+import { cardFace, cardBack, cardName, cardsName, cardShort, cardOrder, handValue }
+  from "./cards.js";
+import { GameSocket, moveId } from "./socket.js";
+import { store } from "./store.js";
+
+const FINISHED = new Set(["round_over", "game_over"]);
+
+/** The cards of a move text: "discard 7H 8H" -> ["7H", "8H"]. */
+function moveCards(move) {
+  return move.split(" ").slice(1).filter((word) => word !== "stock");
+}
+
+function sameCards(a, b) {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.every((card, i) => card === y[i]);
+}
+
+/** A move in words for the page: cards in their short printed form. */
+function moveText(move) {
+  const [verb, ...rest] = move.split(" ");
+  const cards = rest.map(cardShort).join(" ");
+  switch (verb) {
+    case "yaniv": return t("move.yaniv");
+    case "pass": return t("move.pass");
+    case "discard": return t("move.discard", { cards });
+    case "slap": return t("move.slap", { cards });
+    case "draw": return rest[0] === "stock" ? t("move.draw_stock") : t("move.take", { cards });
+    default: return move;
+  }
+}
+
+export class TableScreen {
+  /**
+   * code: the room; token: this player's (null for a spectator); onHome, onRematch: callbacks.
+   */
+  constructor(root, { code, token, onHome, onRematch }) {
+    this.root = root;
+    this.code = code;
+    this.token = token;
+    this.onHome = onHome;
+    this.onRematch = onRematch;
+    this.state = null;
+    this.selected = [];
+    this.pendingDraw = null;
+    this.busy = false;
+    this.error = "";
+    this.hint = "";
+    this.status = "connecting";
+    this.handFocus = 0;
+    this.lastSpoken = "";
+    this.prefs = store.prefs();
+    this.onKey = (event) => this.key(event);
+    document.addEventListener("keydown", this.onKey);
+    this.socket = new GameSocket(code, token, {
+      onMessage: (message) => this.receive(message),
+      onStatus: (status) => this.connection(status),
+    });
+    this.render();
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this.onKey);
+    this.socket.close();
+  }
+
+  // ------------------------------------------------------------ messages down
+
+  connection(status) {
+    this.status = status;
+    if (status === "open" && this.token && this.prefs.coach) {
+      this.socket.send({ type: "coach", on: true });
+    }
+    this.render();
+  }
+
+  receive(message) {
+    if (message.type === "state") {
+      this.state = message;
+      this.busy = false;
+      const view = message.view;
+      if (view) {
+        this.selected = this.selected.filter((card) => view.hand.includes(card));
+        const mine = view.seat !== null && view.to_move === view.seat;
+        if (this.pendingDraw && mine && view.phase === "draw"
+            && view.legal_moves.includes(this.pendingDraw.move)) {
+          const { move } = this.pendingDraw;
+          this.pendingDraw = null;
+          this.play(move);
+        } else if (!mine || view.phase !== "draw") {
+          this.pendingDraw = null;
+        }
+      }
+      this.render();
+    } else if (message.type === "error") {
+      this.busy = false;
+      if (this.pendingDraw && message.id === this.pendingDraw.after) this.pendingDraw = null;
+      this.error = typeof message.message === "string" ? message.message : t("error.unknown");
+      this.render();
+    }
+  }
+
+  // ------------------------------------------------------------ messages up
+
+  play(move) {
+    const id = moveId();
+    this.busy = true;
+    this.error = "";
+    this.hint = "";
+    this.socket.send({ type: "move", move, id });
+    this.render();
+    return id;
+  }
+
+  get view() {
+    return this.state && this.state.view;
+  }
+
+  get myTurn() {
+    const v = this.view;
+    return Boolean(v && v.seat !== null && v.to_move === v.seat && v.legal_moves.length);
+  }
+
+  /** The discard move for the selection: the legal one with those cards (in the selection's
+   * order when that one is legal), else the selection as laid, for the server to explain. */
+  discardMove() {
+    const legal = this.view.legal_moves.filter((m) => m.startsWith("discard "));
+    const laid = `discard ${this.selected.join(" ")}`;
+    if (legal.includes(laid)) return laid;
+    return legal.find((m) => sameCards(moveCards(m), this.selected)) || laid;
+  }
+
+  canDiscard() {
+    const v = this.view;
+    if (!this.myTurn || this.busy) return false;
+    return v.legal_moves.some((m) => m.startsWith("discard "));
+  }
+
+  discard() {
+    if (!this.canDiscard()) return;
+    if (!this.selected.length) {
+      this.say(t("hint.select_cards"));
+      return;
+    }
+    this.play(this.discardMove());
+  }
+
+  /** Tap on the stock (card null) or a pile card. */
+  draw(card) {
+    const v = this.view;
+    if (!this.myTurn || this.busy) return;
+    const move = card === null ? "draw stock" : `draw ${card}`;
+    if (v.phase === "start" && !v.rules.draw_first) {
+      if (!this.selected.length) {
+        this.say(t("hint.select_first"));
+        return;
+      }
+      const after = this.play(this.discardMove());
+      this.pendingDraw = { after, move };
+      return;
+    }
+    if (v.legal_moves.includes(move)) this.play(move);
+    else if (card !== null) this.say(t("hint.not_pickable", { card: cardName(card) }));
+  }
+
+  yaniv() {
+    const v = this.view;
+    if (!this.myTurn || this.busy || !v.legal_moves.includes("yaniv")) return;
+    const value = handValue(v.hand);
+    const limit = v.rules.yaniv_threshold;
+    if (value > limit) {
+      const cost = value + v.rules.assaf_penalty;
+      this.confirm(t("deliberate.title"),
+        t("deliberate.text", { value, limit, penalty: v.rules.assaf_penalty, cost }),
+        t("deliberate.ok"), () => this.play("yaniv"));
+      return;
+    }
+    this.play("yaniv");
+  }
+
+  toggle(card) {
+    const i = this.selected.indexOf(card);
+    if (i >= 0) this.selected.splice(i, 1);
+    else this.selected.push(card);
+    this.error = "";
+    this.hint = "";
+    this.render();
+  }
+
+  say(text) {
+    this.hint = text;
+    this.render();
+  }
+
+  setCoach(on) {
+    this.prefs = { ...store.prefs(), coach: on };
+    store.setPrefs(this.prefs);
+    this.socket.send({ type: "coach", on });
+    this.render();
+  }
+
+  nextRound() {
+    this.busy = true;
+    this.socket.send({ type: "next_round" });
+    this.render();
+  }
+
+  confirm(title, text, ok, action) {
+    const dialog = h("dialog", { class: "confirm", "aria-labelledby": "confirm-title" },
+      h("h2", { id: "confirm-title", text: title }),
+      h("p", { text }),
+      h("div", { class: "buttons" },
+        h("button", { class: "danger", onclick: () => { dialog.close(); action(); }, text: ok }),
+        h("button", { onclick: () => dialog.close(), text: t("common.cancel") })));
+    dialog.addEventListener("close", () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+  }
+
+  // ------------------------------------------------------------ keyboard
+
+  key(event) {
+    const target = event.target;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (target instanceof HTMLElement && target.closest("input, select, textarea, dialog")) return;
+    if (document.querySelector("dialog[open]")) return;
+    const v = this.view;
+    if (!v) return;
+    const inHand = target instanceof HTMLElement && target.dataset.key
+      && target.dataset.key.startsWith("hand:");
+    const rtl = document.documentElement.dir === "rtl";
+    switch (event.key) {
+      case "ArrowLeft": case "ArrowRight": case "ArrowUp": case "ArrowDown":
+      case "Home": case "End": {
+        const cards = [...this.root.querySelectorAll(".hand .card")];
+        if (!cards.length) return;
+        let i = inHand ? cards.indexOf(target) : this.handFocus;
+        const step = { ArrowDown: 1, ArrowUp: -1, ArrowRight: rtl ? -1 : 1,
+          ArrowLeft: rtl ? 1 : -1 }[event.key] || 0;
+        if (event.key === "Home") i = 0;
+        else if (event.key === "End") i = cards.length - 1;
+        else i = Math.max(0, Math.min(cards.length - 1, i + step));
+        this.handFocus = i;
+        cards.forEach((el, k) => el.setAttribute("tabindex", k === i ? "0" : "-1"));
+        cards[i].focus();
+        event.preventDefault();
+        return;
+      }
+      case "Enter":
+        if (inHand || target === document.body) {
+          event.preventDefault();
+          if (v.phase === "slap") return;
+          this.discard();
+        }
+        return;
+      case "y": case "Y":
+        event.preventDefault();
+        this.yaniv();
+        return;
+      case "s": case "S":
+        event.preventDefault();
+        this.draw(null);
+        return;
+      case "p": case "P":
+        if (v.phase === "slap" && this.myTurn) {
+          event.preventDefault();
+          this.play("pass");
+        }
+        return;
+      default:
+        if (/^[1-9]$/.test(event.key)) {
+          const card = this.previousGroup(v)[Number(event.key) - 1];
+          if (card !== undefined) {
+            event.preventDefault();
+            this.draw(card);
+          }
+        }
+    }
+  }
+
+  /** The previous discard: the group the player may draw from. In a discard-first turn's
+   * draw, the player's own discard is on top; the pickable cards are in the one below. */
+  previousGroup(v) {
+    const groups = v.pile;
+    if (!groups.length) return [];
+    const top = groups[groups.length - 1];
+    if (v.pickable.length && !v.pickable.some((c) => top.includes(c)) && groups.length > 1) {
+      return groups[groups.length - 2];
+    }
+    return top;
+  }
+
+  // ------------------------------------------------------------ rendering
+
+  render() {
+    const active = document.activeElement;
+    const focusKey = active instanceof HTMLElement && this.root.contains(active)
+      ? active.dataset.key : null;
+    replace(this.root, this.page());
+    if (focusKey) {
+      const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+      if (again) again.focus();
+    }
+    this.announce();
+  }
+
+  announce() {
+    const story = (this.state && this.state.story) || [];
+    const last = story.length ? String(story[story.length - 1]) : "";
+    const live = document.getElementById("announce");
+    if (live && last && last !== this.lastSpoken) {
+      this.lastSpoken = last;
+      live.textContent = last;
+    }
+  }
+
+  page() {
+    const v = this.view;
+    const seats = (this.state && this.state.seats) || [];
+    const header = this.header();
+    if (!v) {
+      return h("div", { class: "table-page" }, header,
+        h("p", { class: "waiting", role: "status",
+          text: this.state ? t("table.waiting_start") : t(`net.${this.status}`) }));
+    }
+    return h("div", { class: "table-page" },
+      header,
+      h("div", { class: "felt" },
+        this.opponents(v, seats),
+        this.centre(v),
+        v.seat === null ? h("p", { class: "spectating", text: t("table.spectating") })
+          : this.mine(v, seats)),
+      h("aside", { class: "side" }, this.coachPanel(v), this.log(), this.scoreTable(v)),
+      FINISHED.has(v.phase) ? this.roundEnd(v) : null);
+  }
+
+  header() {
+    const v = this.view;
+    const net = this.status === "open" ? null
+      : h("span", { class: `net net-${this.status}`, role: "status",
+        text: t(`net.${this.status}`) });
+    return h("div", { class: "table-header" },
+      h("button", { class: "link", onclick: () => this.onHome(), text: t("nav.home") }),
+      h("span", { class: "room-code", text: t("table.room", { code: this.code }) }),
+      v ? h("span", { text: t("table.round", { round: v.round }) }) : null,
+      v ? h("span", { class: "rules-line", text: t("table.rules_line", {
+        limit: v.rules.yaniv_threshold, penalty: v.rules.assaf_penalty,
+        end: v.rules.score_limit }) }) : null,
+      net,
+      this.token ? h("label", { class: "switch" },
+        h("input", { type: "checkbox", checked: this.prefs.coach,
+          onchange: (e) => this.setCoach(e.target.checked) }),
+        t("coach.toggle")) : null);
+  }
+
+  /** Seats other than the viewer's, clockwise from the viewer (a spectator sees all). */
+  seatOrder(v) {
+    const n = v.names.length;
+    const start = v.seat === null ? 0 : v.seat + 1;
+    const count = v.seat === null ? n : n - 1;
+    return Array.from({ length: count }, (_, k) => (start + k) % n);
+  }
+
+  lastActions(v) {
+    const last = {};
+    for (const e of v.events) {
+      if (e.type === "discard") last[e.seat] = [t("act.discard", {
+        cards: e.cards.map(cardShort).join(" ") })];
+      else if (e.type === "draw") {
+        const part = e.source === "stock" ? t("act.draw_stock")
+          : t("act.take", { card: cardShort(e.card) });
+        (last[e.seat] = last[e.seat] || []).push(part);
+      } else if (e.type === "slap") {
+        (last[e.seat] = last[e.seat] || []).push(t("act.slap", { card: cardShort(e.card) }));
+      } else if (e.type === "showdown" && e.result) last[e.result.caller] = [t("act.yaniv")];
+    }
+    return last;
+  }
+
+  opponents(v, seats) {
+    const last = this.lastActions(v);
+    return h("section", { class: "opponents", "aria-label": t("table.opponents") },
+      this.seatOrder(v).map((seat) => {
+        const info = seats[seat] || {};
+        const out = v.out.includes(seat);
+        const turn = v.to_move === seat;
+        const size = v.hand_sizes[seat];
+        const known = v.known[seat] || [];
+        const status = [
+          turn ? t("seat.to_move") : null,
+          out ? t("seat.out") : null,
+          info.kind === "bot" ? t("seat.bot", { level: info.level || "" }) : null,
+          info.kind === "human" && info.connected === false ? t("seat.away") : null,
+        ].filter(Boolean).join(" · ");
+        return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
+          "aria-label": t("seat.label", { name: v.names[seat], cards: size,
+            score: v.scores[seat] }), "aria-current": turn ? "true" : null },
+        h("div", { class: "seat-head" },
+          h("span", { class: "seat-name", text: v.names[seat] }),
+          h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) })),
+        status ? h("div", { class: "seat-status", text: status }) : null,
+        h("div", { class: "backs", "aria-hidden": "true" },
+          Array.from({ length: Math.min(size, 10) }, () => h("span", { class: "back" }, cardBack()))),
+        h("div", { class: "seat-count", text: t("seat.cards", { count: size }) }),
+        known.length ? h("div", { class: "known", "aria-label": t("seat.known",
+          { cards: cardsName(known) }) },
+        h("span", { class: "known-label", "aria-hidden": "true", text: t("seat.known_short") }),
+        known.map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c))))
+          : null,
+        last[seat] ? h("div", { class: "last-action",
+          text: last[seat].join(t("list.separator")) }) : null);
+      }));
+  }
+
+  centre(v) {
+    const mine = this.myTurn && !this.busy;
+    const drawFirst = v.rules.draw_first;
+    const drawing = mine && (v.phase === "draw" || (v.phase === "start"
+      && (drawFirst || this.selected.length > 0)));
+    const stockOk = drawing && v.stock_size > 0
+      && (v.phase === "start" ? !drawFirst || v.legal_moves.includes("draw stock")
+        : v.legal_moves.includes("draw stock"));
+    const group = this.previousGroup(v);
+    const older = v.pile.length - 1;
+    return h("section", { class: "centre", "aria-label": t("table.centre") },
+      h("div", { class: "stock" },
+        h("button", { class: `card stock-card${stockOk ? " glow" : ""}`, "data-key": "stock",
+          disabled: !stockOk, onclick: () => this.draw(null),
+          "aria-label": t("table.stock", { count: v.stock_size }) },
+        cardBack(),
+        h("span", { class: "count", "aria-hidden": "true", text: num(v.stock_size) }))),
+      h("div", { class: "pile", role: "group", "aria-label": t("table.pile") },
+        older > 0 ? h("span", { class: "older", text: t("table.older", { count: older }) }) : null,
+        group.map((card, i) => {
+          const takeable = v.pickable.includes(card);
+          const active = takeable && drawing;
+          return h("button", { class: `card pile-card${active ? " glow" : ""}${takeable ? "" : " dim"}`,
+            "data-key": `pile:${card}`, disabled: !active, onclick: () => this.draw(card),
+            "aria-label": t(takeable ? "table.pile_card_takeable" : "table.pile_card",
+              { card: cardName(card), n: i + 1 }) }, cardFace(card));
+        })),
+      h("p", { class: "turn-line", role: "status", text: this.turnLine(v) }));
+  }
+
+  turnLine(v) {
+    if (FINISHED.has(v.phase)) return t("turn.round_over");
+    if (v.to_move === null) return "";
+    if (v.seat === null || v.to_move !== v.seat) {
+      return t("turn.other", { name: v.names[v.to_move] });
+    }
+    if (this.busy) return t("turn.sending");
+    const drawFirst = v.rules.draw_first;
+    switch (v.phase) {
+      case "start": return drawFirst ? t("turn.draw_first") : t("turn.discard_first");
+      case "draw": return t("turn.draw");
+      case "discard": return t("turn.discard");
+      case "slap": return t("turn.slap", { card: cardName(v.drawn) });
+      default: return "";
+    }
+  }
+
+  mine(v, seats) {
+    const seat = v.seat;
+    const value = handValue(v.hand);
+    const hand = this.prefs.sort ? [...v.hand].sort((a, b) => cardOrder(a) - cardOrder(b)) : v.hand;
+    this.handFocus = Math.min(this.handFocus, Math.max(0, hand.length - 1));
+    const legal = new Set(v.legal_moves);
+    const mine = this.myTurn && !this.busy;
+    const canDiscard = mine && v.legal_moves.some((m) => m.startsWith("discard "));
+    const info = seats[seat] || {};
+    return h("section", { class: `me${v.to_move === seat ? " turn" : ""}`,
+      "aria-label": t("table.you") },
+    h("div", { class: "seat-head" },
+      h("span", { class: "seat-name", text: v.names[seat] || info.name || "" }),
+      h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) }),
+      h("span", { class: "hand-value", text: t("table.hand_value", { value }) })),
+    h("div", { class: "hand", role: "group", "aria-label": t("table.hand", { value }) },
+      hand.map((card, i) => {
+        const picked = this.selected.includes(card);
+        const drawn = v.drawn === card;
+        return h("button", { class: `card${picked ? " selected" : ""}${drawn ? " drawn" : ""}`,
+          "data-key": `hand:${card}`, tabindex: i === this.handFocus ? "0" : "-1",
+          "aria-pressed": picked ? "true" : "false",
+          "aria-label": drawn ? t("table.card_drawn", { card: cardName(card) }) : cardName(card),
+          onclick: () => { this.handFocus = i; this.toggle(card); } }, cardFace(card));
+      })),
+    v.phase === "slap" && mine ? this.slapPrompt(v) : null,
+    h("div", { class: "actions" },
+      h("button", { class: "primary", "data-key": "discard", disabled: !canDiscard
+          || !this.selected.length, onclick: () => this.discard(),
+      "aria-keyshortcuts": "Enter", text: t("action.discard") }),
+      legal.has("yaniv") ? h("button", { class: "yaniv", "data-key": "yaniv",
+        disabled: !mine, onclick: () => this.yaniv(), "aria-keyshortcuts": "Y",
+        text: t("action.yaniv") }) : null,
+      this.selected.length ? h("button", { "data-key": "clear",
+        onclick: () => { this.selected = []; this.render(); }, text: t("action.clear") }) : null,
+      h("label", { class: "switch" },
+        h("input", { type: "checkbox", checked: this.prefs.sort, onchange: (e) => {
+          this.prefs = { ...store.prefs(), sort: e.target.checked };
+          store.setPrefs(this.prefs);
+          this.render();
+        } }), t("action.sort"))),
+    this.error ? h("p", { class: "error", role: "alert", text: this.error }) : null,
+    this.hint ? h("p", { class: "hint", role: "status", text: this.hint }) : null);
+  }
+
+  slapPrompt(v) {
+    const slap = v.legal_moves.find((m) => m.startsWith("slap "));
+    return h("div", { class: "slap", role: "group", "aria-label": t("slap.title") },
+      h("span", { text: t("slap.question", { card: cardName(v.drawn) }) }),
+      slap ? h("button", { class: "primary", "data-key": "slap", onclick: () => this.play(slap),
+        text: t("slap.slap") }) : null,
+      h("button", { "data-key": "pass", onclick: () => this.play("pass"),
+        "aria-keyshortcuts": "P", text: t("slap.pass") }));
+  }
+
+  coachPanel(v) {
+    if (!this.token || !this.prefs.coach) return null;
+    const coach = this.state.coach;
+    const body = [];
+    if (!coach || (!coach.advice?.length && coach.yaniv_probability == null)) {
+      body.push(h("p", { text: t("coach.idle") }));
+    } else {
+      if (typeof coach.yaniv_probability === "number") {
+        body.push(h("p", { class: "odds", text: t("coach.odds", {
+          percent: num(coach.yaniv_probability, { style: "percent" }) }) }));
+      }
+      body.push(h("ol", { class: "advice" }, (coach.advice || []).map((a) =>
+        h("li", {},
+          h("strong", { text: moveText(String(a.move)) }),
+          " ",
+          h("span", { class: "reason", lang: "en", text: String(a.reason || "") }),
+          String(a.move).startsWith("discard ") && this.myTurn ? h("button", { class: "link",
+            onclick: () => { this.selected = moveCards(String(a.move)); this.render(); },
+            text: t("coach.select") }) : null))));
+    }
+    return h("section", { class: "coach", "aria-label": t("coach.title") },
+      h("h2", { text: t("coach.title") }), body);
+  }
+
+  log() {
+    const story = (this.state && this.state.story) || [];
+    const list = h("ol", { class: "story", lang: "en" },
+      story.map((line) => h("li", { text: String(line) })));
+    requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+    return h("section", { class: "log", "aria-label": t("log.title") },
+      h("h2", { text: t("log.title") }), list);
+  }
+
+  scoreTable(v) {
+    const history = v.score_history || [];
+    if (!history.length) return null;
+    return h("section", { class: "scores" },
+      h("h2", { text: t("scores.title") }),
+      h("div", { class: "scroll" }, h("table", {},
+        h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("scores.round") }),
+          v.names.map((name) => h("th", { scope: "col", text: name })))),
+        h("tbody", {}, history.map((row, r) => h("tr", {},
+          h("th", { scope: "row", text: num(r + 1) }),
+          row.map((score) => h("td", { text: num(score) }))))))));
+  }
+
+  resultTitle(v, r) {
+    const caller = v.names[r.caller];
+    if (r.kind === "yaniv") return t("result.yaniv", { name: caller });
+    const assafers = (r.assafers || []).map((s) => v.names[s]).join(t("list.separator"));
+    if (r.kind === "assaf") return t("result.assaf", { name: caller, by: assafers });
+    return t("result.deliberate", { name: caller });
+  }
+
+  /** A seat's points as an equation: "12 + 30 = 42", "0", "9". */
+  equation(v, r, seat) {
+    const hand = r.hand_values[seat];
+    const points = r.points[seat];
+    const penalty = v.rules.assaf_penalty;
+    if (seat === r.caller && r.kind !== "yaniv") {
+      if (points === hand + penalty) return `${num(hand)} + ${num(penalty)} = ${num(points)}`;
+    }
+    return num(points);
+  }
+
+  roundEnd(v) {
+    const r = v.result;
+    const over = v.phase === "game_over";
+    const rows = r ? v.names.map((name, seat) => {
+      if (!r.hands[seat]) return null;
+      const bonus = r.bonuses ? r.bonuses[seat] : 0;
+      return h("tr", { class: seat === r.winner ? "winner" : null },
+        h("th", { scope: "row", text: name }),
+        h("td", { class: "result-hand", "aria-label": cardsName(r.hands[seat]) },
+          r.hands[seat].map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c)))),
+        h("td", { text: num(r.hand_values[seat]) }),
+        h("td", { text: this.equation(v, r, seat) }),
+        h("td", { text: bonus ? num(bonus, { signDisplay: "always" }) : "" }),
+        h("td", { text: num(r.scores[seat]) + ((r.newly_out || []).includes(seat)
+          ? ` ${t("seat.out")}` : "") }));
+    }) : [];
+    const winners = (v.winners || []).map((s) => v.names[s]).join(t("list.separator"));
+    return h("div", { class: "overlay" },
+      h("section", { class: "round-end", role: "dialog", "aria-modal": "false",
+        "aria-labelledby": "round-end-title" },
+      h("h2", { id: "round-end-title", text: over ? t("result.game_over") : t("result.round_over",
+        { round: v.round }) }),
+      r ? h("p", { class: "result-title", text: this.resultTitle(v, r) }) : null,
+      over ? h("p", { class: "winners", text: t("result.winners", { names: winners }) }) : null,
+      r ? h("div", { class: "scroll" }, h("table", { class: "result" },
+        h("thead", {}, h("tr", {},
+          [t("result.player"), t("result.hand"), t("result.value"), t("result.points"),
+            t("result.bonus"), t("result.score")].map((x) => h("th", { scope: "col", text: x })))),
+        h("tbody", {}, rows))) : null,
+      this.scoreTable(v),
+      h("div", { class: "buttons" },
+        !over && v.seat !== null ? h("button", { class: "primary", "data-key": "next",
+          disabled: this.busy, onclick: () => this.nextRound(), text: t("result.next_round") }) : null,
+        over && this.onRematch ? h("button", { class: "primary", "data-key": "rematch",
+          onclick: () => this.onRematch(v), text: t("result.rematch") }) : null,
+        h("button", { onclick: () => this.onHome(), text: t("nav.home") }))));
+  }
+}
+
+export { moveText, language };
