@@ -309,6 +309,10 @@ def test_aec_illegal_action_and_determinism() -> None:
     before = e.game.fingerprint()
     with pytest.raises(IllegalActionError, match="illegal action"):
         e.step(illegal)
+    with pytest.raises(IllegalActionError, match="an integer"):
+        e.step(None)
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        e.step(len(e.table))
     assert e.game.fingerprint() == before
     again = raw_env(players=2)
     again.reset(seed=9)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
@@ -174,7 +175,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         assert game is not None  # agents exist only after reset()
         seat = self._seat[agent]
         table = self.table
-        index = int(action)
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"action {action!r:.30} for {agent}: expected the index "
+                                     "of an action (an integer)") from None
         if not 0 <= index < table.size or not self._is_legal(game, seat, index):
             what = table.moves[index] if 0 <= index < table.size else "out of range"
             raise IllegalActionError(f"illegal action {index} ({what}) for {agent}; legal: "

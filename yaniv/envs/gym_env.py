@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -126,7 +127,11 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             raise SetupError("step() before reset()")
         if game.phase >= _ROUND_OVER or game.to_move != self.seat:
             raise SetupError("step() after the episode ended: call reset()")
-        index = int(action)
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"action {action!r:.30}: expected the index of an action "
+                                     "(an integer)") from None
         legal = self.table.legal_actions(game)
         if index not in legal:
             if self.illegal == "raise":
