@@ -591,8 +591,9 @@ export class TableScreen {
       const bonus = r.bonuses ? r.bonuses[seat] : 0;
       return h("tr", { class: seat === r.winner ? "winner" : null },
         h("th", { scope: "row", text: name }),
-        h("td", { class: "result-hand", "aria-label": cardsName(r.hands[seat]) },
-          r.hands[seat].map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c)))),
+        h("td", {}, h("div", { class: "result-hand", role: "img",
+          "aria-label": cardsName(r.hands[seat]) },
+        r.hands[seat].map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c))))),
         h("td", { text: num(r.hand_values[seat]) }),
         h("td", { text: this.equation(v, r, seat) }),
         h("td", { text: bonus ? num(bonus, { signDisplay: "always" }) : "" }),
