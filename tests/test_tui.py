@@ -880,7 +880,10 @@ def test_version() -> None:
 
 
 def _snap_app(tmp_path: Path) -> YanivApp:
-    return make_app(tmp_path, seed=PERSON_CALLS_YANIV, levels=("easy", "easy"))
+    # Nothing saved: the help would name the (temporary, so changing) folder of the records.
+    app = make_app(tmp_path, seed=PERSON_CALLS_YANIV, levels=("easy", "easy"))
+    app.options = dataclasses.replace(app.options, data_dir=None)
+    return app
 
 
 def test_snapshot_table(snap_compare: Any, tmp_path: Path) -> None:

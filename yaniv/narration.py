@@ -13,10 +13,10 @@ keeps a line per turn, so the card a player drew from the stock is named to that
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .cards import NAMES, Card, cards_text
+from .cards import NAMES, Card
 from .events import Dealt, Discarded, Drew, Event, Passed, Refilled, Showdown, Slapped
 from .moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Draw, Move, Pass, Slap, Yaniv
 from .rules import RuleSet
@@ -29,10 +29,12 @@ _THIRD = {"discard": "discards", "draw": "draws", "take": "takes", "slap": "slap
 
 
 def describe_turn(name: str, moves: Sequence[Move], you: bool = False,
-                  drawn: Card | None = None) -> str:
+                  drawn: Card | None = None, card: Callable[[Card], str] = NAMES.__getitem__
+                  ) -> str:
     """A turn's moves in plain words: ``Dana discards 7H 8H 9H and takes 4C from the pile``.
 
-    ``drawn`` names the card drawn from the stock, for the one who drew it.
+    ``drawn`` names the card drawn from the stock, for the one who drew it; ``card`` names a
+    card (the notation by default; a screen may use its own faces).
     """
     verbs = _SECOND if you else _THIRD
     parts: list[str] = []
@@ -40,16 +42,16 @@ def describe_turn(name: str, moves: Sequence[Move], you: bool = False,
         if isinstance(move, Yaniv):
             parts.append(f"{verbs['call']} Yaniv!")
         elif isinstance(move, Discard):
-            parts.append(f"{verbs['discard']} {cards_text(move.cards)}")
+            parts.append(f"{verbs['discard']} {' '.join(map(card, move.cards))}")
         elif isinstance(move, Draw):
             if move.card is not None:
-                parts.append(f"{verbs['take']} {NAMES[move.card]} from the pile")
+                parts.append(f"{verbs['take']} {card(move.card)} from the pile")
             elif drawn is not None:
-                parts.append(f"{verbs['draw']} {NAMES[drawn]} from the stock")
+                parts.append(f"{verbs['draw']} {card(drawn)} from the stock")
             else:
                 parts.append(f"{verbs['draw']} from the stock")
         elif isinstance(move, Slap):
-            parts.append(f"then {verbs['slap']} {NAMES[move.card]}")
+            parts.append(f"then {verbs['slap']} {card(move.card)}")
         elif isinstance(move, Pass) and you:
             parts.append("then keep it")
     if not parts:
@@ -133,10 +135,12 @@ class Narrator:
     """
 
     def __init__(self, names: Sequence[str], you: int | None = None,
-                 draw_first: bool = False) -> None:
+                 draw_first: bool = False, card: Callable[[Card], str] = NAMES.__getitem__
+                 ) -> None:
         self.names = tuple(names)
         self.you = you
         self.draw_first = draw_first
+        self.card = card
         self.lines: list[Line] = []
 
     def read(self, events: Iterable[Event]) -> None:
@@ -152,7 +156,7 @@ class Narrator:
         if isinstance(event, Dealt):
             starts = "start" if event.starter == self.you else "starts"
             self._note(f"Round {event.round}: {self._name(event.starter)} {starts}, "
-                       f"{NAMES[event.up]} turned up")
+                       f"{self.card(event.up)} turned up")
         elif isinstance(event, Refilled):
             self._note(f"The stock is empty: {event.count} cards of the pile are shuffled "
                        "into a new stock")
@@ -184,7 +188,7 @@ class Narrator:
 
     def _tell(self, line: Line) -> None:
         text = describe_turn(self._name(line.seat), line.moves, line.seat == self.you,
-                             line.drawn)
+                             line.drawn, self.card)
         line.text = text + ("." if line.done and not text.endswith("!") else "")
 
     def _note(self, text: str) -> None:

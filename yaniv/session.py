@@ -312,7 +312,7 @@ class Table:
             try:
                 return record.save(self.game, self.record_path,
                                    {"table": {"seats": [s.to_dict() for s in self.seats]}})
-            except OSError as exc:
+            except (OSError, RecordError) as exc:
                 self.notes.append(f"the game could not be saved to {self.record_path}: {exc}")
                 return None
 

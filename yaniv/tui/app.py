@@ -21,14 +21,18 @@ class YanivApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [Binding("ctrl+q,ctrl+c", "request_quit", "quit", show=False, priority=True)]
 
-    def __init__(self, options: Options | None = None, *, start: bool = False) -> None:
+    def __init__(self, options: Options | None = None, *, start: bool = False,
+                 controller: Controller | None = None) -> None:
         super().__init__()
         self.options = options or Options()
         self.start_at_table = start
+        self.resumed = controller
 
     def on_mount(self) -> None:
-        """Open the setup screen, or the table at once."""
-        if self.start_at_table:
+        """Open the setup screen, the table at once, or the table of a resumed game."""
+        if self.resumed is not None:
+            self.push_screen(TableScreen(self.resumed))
+        elif self.start_at_table:
             self.push_screen(TableScreen(Controller(self.options)))
         else:
             self.push_screen(SetupScreen(self.options))

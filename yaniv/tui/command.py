@@ -10,10 +10,22 @@ from typing import Annotated
 import typer
 
 from ..errors import YanivError
-from ..rules import PRESETS
+from ..rules import PRESETS, RuleSet
+
+
+def data_home() -> Path:
+    """Where the terminal game keeps its records by default (the user data directory)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("yaniv"))
 
 
 def play_command(
+    file: Annotated[Path | None, typer.Argument(
+        help="with --resume: the saved game to go on with (default: the latest unfinished one)",
+        show_default=False)] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="go on with a saved game: FILE, or the latest unfinished one")] = False,
     opponents: Annotated[int, typer.Option("--opponents", "-n", min=1, max=7,
                                            help="computer opponents, 1 to 7")] = 3,
     level: Annotated[str, typer.Option("--level", "-l",
@@ -34,25 +46,29 @@ def play_command(
     color: Annotated[bool, typer.Option(
         "--color/--no-color", metavar="", help="draw in colour, or without any")] = True,
     data_dir: Annotated[Path | None, typer.Option(
-        help="where game records are saved (default: the user data directory)")] = None,
+        help=f"where games are saved, in its games/ folder, after every move (default: "
+             f"{data_home()})", show_default=False)] = None,
     start: Annotated[bool, typer.Option(
         "--start/--setup", metavar="",
         help="deal at once with these choices, or open the setup screen first")] = False,
 ) -> None:
     """Play Yaniv against the computer in the terminal."""
     no_color = not color
-    from ..cli import rules_from
     from .controller import Options, default_level
 
-    rule_set = rules_from(rules, option)
+    try:
+        rule_set = RuleSet.from_preset_and_options(rules, option or [])
+    except YanivError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--rules/--option") from None
     picked = [lv.strip() for lv in level.split(",") if lv.strip()] or ["medium"]
     if picked == ["medium"]:
         picked = [default_level()]  # the strongest level installed, while medium is missing
     levels = tuple(picked[i] if i < len(picked) else picked[-1] for i in range(opponents))
     if data_dir is None:
-        from platformdirs import user_data_dir
-
-        data_dir = Path(user_data_dir("yaniv"))
+        data_dir = data_home()
+    if file is not None and not resume:
+        raise typer.BadParameter(f"{file}: to go on with a saved game, say --resume {file}",
+                                 param_hint="FILE")
     options = Options(rules=rule_set, preset=rules, levels=levels, name=name, seed=seed,
                       delay=delay, four_color=four_color, no_color=no_color, data_dir=data_dir)
     try:
@@ -64,8 +80,17 @@ def play_command(
         os.environ["NO_COLOR"] = "1"  # Textual then draws without colours
     from .app import YanivApp
 
+    controller = None
+    if resume:
+        from .controller import resume_game
+
+        try:
+            controller = resume_game(file, data_dir / "games", options)
+        except YanivError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--resume") from None
+        typer.echo(f"Going on with {controller.record_path}")
     started = time.time()
-    YanivApp(options, start=start).run()
+    YanivApp(options, start=start, controller=controller).run()
     games = data_dir / "games"
     saved = [p for p in games.glob("*.json") if p.stat().st_mtime >= started - 1]
     if saved:

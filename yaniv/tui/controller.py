@@ -7,12 +7,14 @@ record on disk. It knows nothing of Textual, so it is tested without a screen.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import discards as D
+from .. import record
 from ..bots.base import bot_names
 from ..cards import NAMES, RANK, SUIT, Card, mask_of
 from ..errors import YanivError
@@ -235,8 +237,48 @@ class Controller:
         """Write the game's record (an unfinished round included); returns its path."""
         return self.table.save()
 
+    def finish(self) -> int:
+        """Play the rest of the game at once (the person is out); returns the moves played."""
+        return self.table.play_automatic(until_human=True, deal=True)
+
+    def close(self) -> None:
+        """Stop the table's worker and programs: the game is left."""
+        self.table.close()
+
     # ------------------------------------------------------------- words
 
     def log_lines(self) -> list[str]:
         """The move log, oldest first."""
         return [line.text for line in self.log]
+
+
+def resume_game(file: Path | None, games: Path, options: Options) -> Controller:
+    """The controller of a saved terminal game: ``file``, or the latest unfinished game in
+    ``games``; the display choices of ``options`` stay. Raises YanivError saying why not."""
+    path = file if file is not None else latest_unfinished(games)
+    table = Table.resume(path)
+    seats = table.seats
+    if seats[0].automatic or not all(s.kind == "bot" for s in seats[1:]):
+        table.close()
+        raise YanivError(f"{path} is not a game of one person against the computer")
+    if table.game.is_over:
+        table.close()
+        raise YanivError(f"{path} is a finished game: yaniv replay shows it")
+    chosen = dataclasses.replace(
+        options, rules=table.rules, preset=table.rules.preset_name() or "custom",
+        levels=tuple(s.level or DEFAULT_LEVEL for s in seats[1:]), name=seats[0].name,
+        seed=None)
+    return Controller(chosen, table)
+
+
+def latest_unfinished(games: Path) -> Path:
+    """The most recently saved game in ``games`` that is not over; raises YanivError."""
+    found = sorted(games.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in found:
+        try:
+            data = record.load(path)
+        except YanivError:
+            continue
+        if not data.get("winners") and isinstance(data.get("table"), dict):
+            return path
+    raise YanivError(f"no unfinished game is saved in {games}")

@@ -67,9 +67,10 @@ class HelpScreen(ModalScreen[None]):
     )
     VALUES = "Card values: joker (★) 0, A 1, 2-10 their face value, J Q K 10."
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, record_path: Path | None = None) -> None:
         super().__init__()
         self.rules = rules
+        self.record_path = record_path
 
     def compose(self) -> ComposeResult:
         keys = Table(title="Keys", box=None, show_header=False, title_justify="left")
@@ -95,6 +96,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(summary, id="help-summary")
             yield Static(Text(f"Rules in force ({preset}):", style="bold"))
             yield Static(rules_table(rules))
+            if self.record_path is not None:
+                yield Static(Text(f"This game is saved after every move in {self.record_path} "
+                                  "(yaniv play --resume goes on with it; yaniv replay shows it)."))
             yield Static(Text("Esc or ? closes this help.", style="dim"))
 
     def action_close(self) -> None:
@@ -162,6 +166,8 @@ class RoundEndScreen(ModalScreen[str]):
 
     BINDINGS = [
         Binding("enter,space", "close", "continue"),
+        Binding("w", "watch", "watch at speed"),
+        Binding("r", "result", "skip to the result"),
         Binding("n", "new", "new game now"),
         Binding("s", "setup", "setup screen"),
         Binding("q", "quit", "quit"),
@@ -204,8 +210,9 @@ class RoundEndScreen(ModalScreen[str]):
                          if self.record_path else "")
             return saved + Text.assemble(("Enter", "bold"), " or ") + new
         if self.person_out:
-            return Text.assemble("You are out. ", ("Enter", "bold"),
-                                 ": watch the next round · ") + new
+            return Text.assemble("You are out. ", ("Enter", "bold"), ": watch the next round · ",
+                                 ("w", "bold"), ": watch the rest at speed, no stops · ",
+                                 ("r", "bold"), ": skip to the result\n") + new
         return Text.assemble(("Enter", "bold"), ": next round · ", ("q", "bold"), ": quit")
 
     def report(self) -> RenderableType:
@@ -269,14 +276,27 @@ class RoundEndScreen(ModalScreen[str]):
         return scores
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer a new game only when the game is over for the person."""
+        """Offer a new game only when the game is over for the person; watching at speed and
+        skipping to the result only once the person is out of a game that goes on."""
         if action in ("new", "setup"):
             return self.over or self.person_out
+        if action in ("watch", "result"):
+            return self.person_out
         return True
 
     def action_close(self) -> None:
         """Next round, or a new game at once when it is over."""
         self.dismiss("new" if self.over else "next")
+
+    def action_watch(self) -> None:
+        """The person is out: watch the rest of the game at speed, without stopping."""
+        if self.person_out:
+            self.dismiss("watch")
+
+    def action_result(self) -> None:
+        """The person is out: play the rest at once and show the result."""
+        if self.person_out:
+            self.dismiss("skip")
 
     def action_new(self) -> None:
         """A new game at once, with the same choices and a new shuffle."""

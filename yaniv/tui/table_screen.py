@@ -49,6 +49,10 @@ from .widgets import CardWidget, MoveLog, OpponentBox, StockWidget
 
 #: The smallest terminal the table is drawn in.
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+#: Seconds a computer move takes, and the pause between rounds, while the person watches the
+#: rest of a game at speed.
+WATCH_DELAY = 0.1
+WATCH_PAUSE = 1.0
 #: From this height on, the table spreads out.
 TALL_HEIGHT = 32
 MAX_HAND = 12
@@ -103,6 +107,7 @@ class TableScreen(Screen[None]):
         self.coach_asked = 0
         self.generation = 0
         self.pending: tuple[int, Move, int] | None = None  # a bot move held while a modal is up
+        self.watching = False  # the person is out and watches the rest at speed
         self.view: PlayerView = controller.view()
 
     # ------------------------------------------------------------- layout
@@ -225,6 +230,9 @@ class TableScreen(Screen[None]):
     def after_change(self) -> None:
         """After any move: show the round's end, or let the next computer seat play."""
         view = self.controller.view()
+        if view.phase is Phase.ROUND_OVER and self.watching:
+            self.set_timer(max(WATCH_PAUSE, 0.01), lambda: self.round_closed("next"))
+            return
         if view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             self.app.push_screen(
                 RoundEndScreen(view, self.palette, self.controller.record_path),
@@ -234,7 +242,7 @@ class TableScreen(Screen[None]):
         if seat is not None:
             self.generation += 1
             seat_view = self.controller.view(seat)
-            delay = self.controller.options.delay
+            delay = WATCH_DELAY if self.watching else self.controller.options.delay
             self.bot_turn(seat, seat_view, self.generation,
                           delay if seat_view.phase == Phase.START else delay / 2)
         if self.coach_on:
@@ -242,7 +250,10 @@ class TableScreen(Screen[None]):
 
     def round_closed(self, result: str | None) -> None:
         """The round-end screen was closed: next round, new game, setup or quit."""
-        if result == "next":
+        if result == "skip":
+            self.skip_to_the_end()
+        elif result in ("next", "watch"):
+            self.watching = self.watching or result == "watch"
             self.controller.next_round()
             self.selected = []
             self.message = ""
@@ -254,6 +265,18 @@ class TableScreen(Screen[None]):
             self.post_message(self.NewGame(options, setup=result == "setup"))
         else:
             self.app.exit()
+
+    @work(thread=True, exclusive=True, group="bots")
+    def skip_to_the_end(self) -> None:
+        """The person is out: the computer plays the rest at once, then the result shows."""
+        self.generation += 1  # a bot move still on its way is dropped
+        self.controller.finish()
+        self.app.call_from_thread(self.after_skip)
+
+    def after_skip(self) -> None:
+        """Show the game's end after skipping to it."""
+        self.refresh_table()
+        self.after_change()
 
     @work(thread=True, exclusive=True, group="bots")
     def bot_turn(self, seat: int, view: PlayerView, generation: int, delay: float) -> None:
@@ -441,7 +464,7 @@ class TableScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show the keys, the cards' values and the rules in force."""
-        self.app.push_screen(HelpScreen(self.view.rules))
+        self.app.push_screen(HelpScreen(self.view.rules, self.controller.record_path))
 
     def on_card_widget_picked(self, event: CardWidget.Picked) -> None:
         """A click: select a hand card, take a pile card, draw from the stock."""

@@ -17,12 +17,13 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..cards import VALUE, Card
-from ..events import Dealt, Discarded, Drew, Slapped
+from ..events import Discarded, Slapped
 from ..game import Phase
 from ..moves import YANIV, Discard
+from ..narration import Narrator, describe_turn
 from ..rules import RuleSet
 from ..view import PlayerView
-from .card_faces import BACK, card_face, cards_line, cards_words, ui_card_names
+from .card_faces import BACK, card_face, cards_line, ui_card_names
 
 #: Keys that take a marked card of the previous discard, in order.
 PILE_KEYS = "abcefgijkmnortuvwxz"
@@ -98,39 +99,11 @@ def pile_note(view: PlayerView, palette: str) -> Text:
 
 def last_actions(view: PlayerView) -> dict[int, str]:
     """Each seat's last turn this round in a few words: ``discards 7♥ 8♥ 9♥ and takes 4♣ from
-    the pile``."""
-    turns: dict[int, list[str]] = {}
-    current: int | None = None
-    done = True
-    for event in view.events:
-        if isinstance(event, Dealt):
-            turns.clear()
-            current, done = None, True
-            continue
-        if isinstance(event, Slapped):
-            turns.setdefault(event.seat, []).append(f"then slaps down {card_face(event.card)}")
-            continue
-        if not isinstance(event, Discarded | Drew):
-            continue
-        if event.seat != current or done:
-            turns[event.seat] = []
-            current = event.seat
-        if isinstance(event, Discarded):
-            turns[event.seat].append(f"discards {cards_words(event.cards)}")
-            done = view.rules.draw_first
-        else:
-            turns[event.seat].append(
-                "draws from the stock" if event.source == "stock" or event.card is None
-                else f"takes {card_face(event.card)} from the pile")
-            done = not view.rules.draw_first
-    out: dict[int, str] = {}
-    for seat, parts in turns.items():
-        if parts:
-            text = parts[0]
-            for part in parts[1:]:
-                text += (", " if part.startswith("then") else " and ") + part
-            out[seat] = text
-    return out
+    the pile`` (the narration's words, with the screen's card faces)."""
+    narrator = Narrator(view.names, None, view.rules.draw_first, card_face)
+    narrator.read(view.events)
+    return {line.seat: describe_turn("", line.moves, card=card_face).strip()
+            for line in narrator.lines if line.seat >= 0}
 
 
 def opponent_text(view: PlayerView, seat: int, palette: str, last_action: str) -> Text:
