@@ -504,7 +504,7 @@ export class TableScreen {
           store.setPrefs(this.prefs);
           this.render();
         } }), t("action.sort"))),
-    this.error ? h("p", { class: "error", role: "alert", text: this.error }) : null,
+    this.error ? h("p", { class: "error", role: "alert", dir: "auto", text: this.error }) : null,
     this.hint ? h("p", { class: "hint", role: "status", text: this.hint }) : null);
   }
 
@@ -533,7 +533,7 @@ export class TableScreen {
         h("li", {},
           h("strong", { text: moveText(String(a.move)) }),
           " ",
-          h("span", { class: "reason", lang: "en", text: String(a.reason || "") }),
+          h("span", { class: "reason", lang: "en", dir: "ltr", text: String(a.reason || "") }),
           String(a.move).startsWith("discard ") && this.myTurn ? h("button", { class: "link",
             onclick: () => { this.selected = moveCards(String(a.move)); this.render(); },
             text: t("coach.select") }) : null))));
@@ -544,7 +544,7 @@ export class TableScreen {
 
   log() {
     const story = (this.state && this.state.story) || [];
-    const list = h("ol", { class: "story", lang: "en" },
+    const list = h("ol", { class: "story", lang: "en", dir: "ltr" },
       story.map((line) => h("li", { text: String(line) })));
     requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
     return h("section", { class: "log", "aria-label": t("log.title") },
