@@ -325,8 +325,8 @@ async function lobby(code, seat, room) {
         h("ol", { class: "seats" }, info.seats.map((s) => h("li", {},
           h("span", { class: "seat-name", text: s.name }),
           " ",
-          h("span", { class: "note", text: s.kind === "bot" ? t("seat.bot", { level: s.level || "" })
-            : s.connected ? "" : t("seat.away") })))),
+          s.kind === "bot" ? h("span", { class: "note", text: t("seat.bot", { level: s.level || "" }) })
+            : null)))),
         host ? h("div", { class: "inline" }, level,
           h("button", { type: "button", onclick: addBot, disabled: info.seats.length >= max,
             text: t("room.add_bot") })) : null,
