@@ -276,7 +276,9 @@ async function lobby(code, seat, room) {
     const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level") },
       ((data && data.levels) || []).map((l) => h("option", { value: l, text: l })));
     if (data && data.levels.includes("medium")) level.value = "medium";
-    const rules = host && data ? rulesForm(data, null) : null;
+    const current = info.rules || {};
+    const rules = host && data ? rulesForm(data, { preset: current.preset || "standard",
+      options: current }) : null;
     const addBot = async () => {
       try {
         const seats = info.seats.length;
@@ -326,7 +328,7 @@ async function lobby(code, seat, room) {
           h("span", { class: "seat-name", text: s.name }),
           " ",
           s.kind === "bot" ? h("span", { class: "note", text: t("seat.bot", { level: s.level || "" }) })
-            : null)))),
+            : null))),
         host ? h("div", { class: "inline" }, level,
           h("button", { type: "button", onclick: addBot, disabled: info.seats.length >= max,
             text: t("room.add_bot") })) : null,
