@@ -28,8 +28,9 @@ from yaniv.rules import RuleSet
 from yaniv.view import PlayerView
 
 
-def play(level: str, players: int, seed: int,
-         watch: Callable[[PlayerView], None] | None = None) -> list[float]:
+def play(
+    level: str, players: int, seed: int, watch: Callable[[PlayerView], None] | None = None
+) -> list[float]:
     """One game of ``level`` (seat 0) against medium; seat 0's decision times in ms."""
     game = Game.new(RuleSet(), players=players, seed=seed)
     bots = [get_bot(level if s == 0 else "medium", seed + s) for s in range(players)]
@@ -61,15 +62,21 @@ def time_coach(view: PlayerView, into: list[float]) -> None:
 
 def figures(times: list[float]) -> dict[str, float]:
     """Count, median, mean, p99 and max of a list of ms times."""
-    return {"decisions": len(times), "median_ms": round(percentile(times, 0.5), 3),
-            "mean_ms": round(statistics.fmean(times), 3),
-            "p99_ms": round(percentile(times, 0.99), 3), "max_ms": round(max(times), 3)}
+    return {
+        "decisions": len(times),
+        "median_ms": round(percentile(times, 0.5), 3),
+        "mean_ms": round(statistics.fmean(times), 3),
+        "p99_ms": round(percentile(times, 0.99), 3),
+        "max_ms": round(max(times), 3),
+    }
 
 
 def show(label: str, f: dict[str, float]) -> None:
     """One line of figures."""
-    print(f"{label:>18}: {f['decisions']:6d} decisions  median {f['median_ms']:7.3f} ms  "
-          f"mean {f['mean_ms']:7.3f} ms  p99 {f['p99_ms']:7.2f} ms  max {f['max_ms']:7.2f} ms")
+    print(
+        f"{label:>18}: {f['decisions']:6d} decisions  median {f['median_ms']:7.3f} ms  "
+        f"mean {f['mean_ms']:7.3f} ms  p99 {f['p99_ms']:7.2f} ms  max {f['max_ms']:7.2f} ms"
+    )
 
 
 def main() -> None:

@@ -130,23 +130,36 @@ def main() -> None:
 
     figures: dict[str, float] = {}
     runs: list[tuple[str, str, Callable[[], float]]] = [
-        ("random_moves_per_s", "random-play moves per second (4 players)",
-         lambda: random_play(args.seconds)),
-        ("greedy_games_per_s_2p", "greedy games per second, 2 players",
-         lambda: greedy_games(args.seconds, 2)),
-        ("greedy_games_per_s_4p", "greedy games per second, 4 players",
-         lambda: greedy_games(args.seconds, 4)),
+        (
+            "random_moves_per_s",
+            "random-play moves per second (4 players)",
+            lambda: random_play(args.seconds),
+        ),
+        (
+            "greedy_games_per_s_2p",
+            "greedy games per second, 2 players",
+            lambda: greedy_games(args.seconds, 2),
+        ),
+        (
+            "greedy_games_per_s_4p",
+            "greedy games per second, 4 players",
+            lambda: greedy_games(args.seconds, 4),
+        ),
     ]
     for key, label, run in runs:
         figures[key] = round(run(), 1)
         print(f"{label:<48} {figures[key]:>12,.1f}")
     positions = start_positions(2000)
     figures["legal_moves_us_median"] = round(legal_moves_us(positions, cold=False), 3)
-    print(f"{'legal_moves() at a turn start, median us (warm)':<48} "
-          f"{figures['legal_moves_us_median']:>12.3f}")
+    print(
+        f"{'legal_moves() at a turn start, median us (warm)':<48} "
+        f"{figures['legal_moves_us_median']:>12.3f}"
+    )
     figures["legal_moves_cold_us_median"] = round(legal_moves_us(positions[:500], cold=True), 3)
-    print(f"{'... first time a hand is seen, median us (cold)':<48} "
-          f"{figures['legal_moves_cold_us_median']:>12.3f}")
+    print(
+        f"{'... first time a hand is seen, median us (cold)':<48} "
+        f"{figures['legal_moves_cold_us_median']:>12.3f}"
+    )
     figures["greedy_games_per_s"] = figures["greedy_games_per_s_4p"]
     if args.json:
         print(json.dumps(figures))

@@ -61,11 +61,14 @@ class Stats:
         self.rounds = 0
 
 
-async def play(base: str, http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace,
-               index: int) -> None:
+async def play(
+    base: str, http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace, index: int
+) -> None:
     """Create one game and play the person's seat for ``args.rounds`` rounds."""
-    r = await http.post(f"{base}/api/games", json={
-        "name": f"Load {index}", "opponents": [args.level] * args.opponents, "rules": {}})
+    r = await http.post(
+        f"{base}/api/games",
+        json={"name": f"Load {index}", "opponents": [args.level] * args.opponents, "rules": {}},
+    )
     if r.status_code != 200:
         stats.errors.append(f"create: {r.status_code} {r.text[:80]}")
         return
@@ -116,8 +119,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=100)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         start = time.perf_counter()
-        tasks = [asyncio.create_task(play(base, http, stats, args, i))
-                 for i in range(args.rooms)]
+        tasks = [asyncio.create_task(play(base, http, stats, args, i)) for i in range(args.rooms)]
         done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
         for task in pending:
             task.cancel()
@@ -127,16 +129,22 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
         elapsed = time.perf_counter() - start
     ms = [x * 1000 for x in stats.latencies]
     return {
-        "rooms": args.rooms, "opponents": args.opponents, "bot_delay": args.bot_delay,
-        "rounds_finished": stats.rounds, "games_unfinished": len(pending),
+        "rooms": args.rooms,
+        "opponents": args.opponents,
+        "bot_delay": args.bot_delay,
+        "rounds_finished": stats.rounds,
+        "games_unfinished": len(pending),
         "moves": len(ms),
-        "latency_ms": {"p50": round(percentile(ms, 0.5), 2),
-                       "p99": round(percentile(ms, 0.99), 2),
-                       "mean": round(statistics.fmean(ms), 2) if ms else 0.0,
-                       "max": round(max(ms), 2) if ms else 0.0},
+        "latency_ms": {
+            "p50": round(percentile(ms, 0.5), 2),
+            "p99": round(percentile(ms, 0.99), 2),
+            "mean": round(statistics.fmean(ms), 2) if ms else 0.0,
+            "max": round(max(ms), 2) if ms else 0.0,
+        },
         "messages": stats.messages,
         "messages_per_s": round(stats.messages / elapsed, 1) if elapsed else 0.0,
-        "errors": len(stats.errors) + len(pending), "error_samples": stats.errors[:5],
+        "errors": len(stats.errors) + len(pending),
+        "error_samples": stats.errors[:5],
         "seconds": round(elapsed, 2),
     }
 
@@ -159,8 +167,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-        server = subprocess.Popen([sys.executable, "-c", SERVER, url, str(port),
-                                   str(args.bot_delay)], env=env)
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay)], env=env
+        )
         try:
             deadline = time.monotonic() + 30
             while True:
@@ -179,9 +188,11 @@ def main() -> None:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
-    print(f"{figures['rooms']} games, {figures['moves']} moves timed, "
-          f"p50 {figures['latency_ms']['p50']} ms, p99 {figures['latency_ms']['p99']} ms, "
-          f"{figures['messages_per_s']} messages/s, {figures['errors']} errors")
+    print(
+        f"{figures['rooms']} games, {figures['moves']} moves timed, "
+        f"p50 {figures['latency_ms']['p50']} ms, p99 {figures['latency_ms']['p99']} ms, "
+        f"{figures['messages_per_s']} messages/s, {figures['errors']} errors"
+    )
     print(json.dumps(figures))
 
 

@@ -61,12 +61,19 @@ def main() -> None:
                 print(f"{i:>7} games  {marks[-1][1]:7.1f} MB")
     seconds = time.perf_counter() - start
     after_first = marks[1][1] if len(marks) > 1 else marks[0][1]
-    print(json.dumps({
-        "games": args.games, "moves": moves, "seconds": round(seconds, 1),
-        "rss_start_mb": round(marks[0][1], 1), "rss_after_first_tenth_mb": round(after_first, 1),
-        "rss_end_mb": round(marks[-1][1], 1),
-        "growth_after_first_tenth_mb": round(marks[-1][1] - after_first, 1),
-    }))
+    print(
+        json.dumps(
+            {
+                "games": args.games,
+                "moves": moves,
+                "seconds": round(seconds, 1),
+                "rss_start_mb": round(marks[0][1], 1),
+                "rss_after_first_tenth_mb": round(after_first, 1),
+                "rss_end_mb": round(marks[-1][1], 1),
+                "growth_after_first_tenth_mb": round(marks[-1][1] - after_first, 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -71,8 +71,17 @@ def test_small_arena_report_has_the_required_keys() -> None:
     names = [b["name"] for b in report["bots"]]
     assert names == ["easy", "random"]
     for b in report["bots"]:
-        for key in ("name", "games", "wins", "win_rate", "ci95", "decision_ms", "rating",
-                    "mean_round_points", "assaf_rate"):
+        for key in (
+            "name",
+            "games",
+            "wins",
+            "win_rate",
+            "ci95",
+            "decision_ms",
+            "rating",
+            "mean_round_points",
+            "assaf_rate",
+        ):
             assert key in b
         assert b["games"] == 6
         assert set(b["decision_ms"]) >= {"median", "p99"}
@@ -100,9 +109,24 @@ def test_parallel_jobs_give_the_same_report() -> None:
 
 def test_cli_arena_writes_json_and_plot(tmp_path: Path) -> None:
     out, png = tmp_path / "r.json", tmp_path / "r.png"
-    result = CliRunner().invoke(app, ["arena", "--bots", "easy,random", "--games", "4",
-                                      "--rules", "quick", "-o", "draw_first=true",
-                                      "--json", str(out), "--plot", str(png)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--bots",
+            "easy,random",
+            "--games",
+            "4",
+            "--rules",
+            "quick",
+            "-o",
+            "draw_first=true",
+            "--json",
+            str(out),
+            "--plot",
+            str(png),
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["rules"]["draw_first"] is True and report["rules"]["yaniv_threshold"] == 5
@@ -110,12 +134,15 @@ def test_cli_arena_writes_json_and_plot(tmp_path: Path) -> None:
     assert "win rate" in result.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--bots", "easy,wizard"], "unknown bot 'wizard'"),
-    (["--bots", "easy", "-o", "pickup=sideways"], "pickup"),
-    (["--bots", "easy", "-o", "nonsense"], "KEY=VALUE"),
-    (["--bots", "easy", "--players", "9"], "9 players"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bots", "easy,wizard"], "unknown bot 'wizard'"),
+        (["--bots", "easy", "-o", "pickup=sideways"], "pickup"),
+        (["--bots", "easy", "-o", "nonsense"], "KEY=VALUE"),
+        (["--bots", "easy", "--players", "9"], "9 players"),
+    ],
+)
 def test_cli_arena_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["arena", "--games", "1", *args])
     assert result.exit_code != 0
@@ -183,8 +210,10 @@ def _marker_bot(tmp_path: Path) -> tuple[str, Path]:
     """A program seat that leaves a file behind when started: proof that a game ran."""
     marker = tmp_path / "started"
     script = tmp_path / "marker.py"
-    script.write_text(f"open({str(marker)!r}, 'w').close()\nimport sys\nfor _ in sys.stdin:\n"
-                      "    print('{\"move\": \"yaniv\"}', flush=True)\n")
+    script.write_text(
+        f"open({str(marker)!r}, 'w').close()\nimport sys\nfor _ in sys.stdin:\n"
+        '    print(\'{"move": "yaniv"}\', flush=True)\n'
+    )
     return f"cmd:{sys.executable} {script}", marker
 
 
@@ -201,11 +230,23 @@ def test_cli_reports_capped_games_in_the_table_and_json(tmp_path: Path) -> None:
         "    moves = [m for m in json.loads(line)['view']['legal_moves'] if m != 'yaniv']\n"
         "    draws = [m for m in moves if m.startswith('draw ') and m != 'draw stock']\n"
         "    singles = [m for m in moves if m.startswith('discard') and len(m.split()) == 2]\n"
-        "    print(json.dumps({'move': (draws or singles or moves)[0]}), flush=True)\n")
+        "    print(json.dumps({'move': (draws or singles or moves)[0]}), flush=True)\n"
+    )
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(app, ["arena", "--bots", f"cmd:{sys.executable} {script}",
-                                      "--games", "2", "--max-moves", "120",
-                                      "--json", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--bots",
+            f"cmd:{sys.executable} {script}",
+            "--games",
+            "2",
+            "--max-moves",
+            "120",
+            "--json",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["capped"] == 2 and report["max_moves"] == 120
@@ -224,19 +265,22 @@ def test_cli_refuses_a_bad_max_moves(value: str) -> None:
 # ----------------------------------------------------------------- settings checked first
 
 
-@pytest.mark.parametrize(("option", "name", "message"), [
-    ("--json", "missing/r.json", "does not exist"),
-    ("--json", ".", "is a directory"),
-    ("--plot", "missing/r.png", "does not exist"),
-    ("--plot", ".", "is a directory"),
-    ("--plot", "r.nosuchformat", "unknown image format"),
-])
+@pytest.mark.parametrize(
+    ("option", "name", "message"),
+    [
+        ("--json", "missing/r.json", "does not exist"),
+        ("--json", ".", "is a directory"),
+        ("--plot", "missing/r.png", "does not exist"),
+        ("--plot", ".", "is a directory"),
+        ("--plot", "r.nosuchformat", "unknown image format"),
+    ],
+)
 def test_cli_refuses_an_unwritable_output_before_any_game(
-        tmp_path: Path, option: str, name: str, message: str) -> None:
+    tmp_path: Path, option: str, name: str, message: str
+) -> None:
     spec, marker = _marker_bot(tmp_path)
     path = tmp_path / name
-    result = CliRunner().invoke(app, ["arena", "--bots", spec, "--games", "2",
-                                      option, str(path)])
+    result = CliRunner().invoke(app, ["arena", "--bots", spec, "--games", "2", option, str(path)])
     assert result.exit_code == 2, result.output
     text = _flat(result.output)
     assert option in text and message in text
@@ -247,18 +291,21 @@ def test_cli_refuses_an_unwritable_output_before_any_game(
 
 def test_cli_marker_bot_does_start_when_the_outputs_are_fine(tmp_path: Path) -> None:
     spec, marker = _marker_bot(tmp_path)
-    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
-                                      "--json", str(tmp_path / "r.json")])
+    result = CliRunner().invoke(
+        app, ["arena", "--bots", f"{spec},easy", "--games", "1", "--json", str(tmp_path / "r.json")]
+    )
     assert result.exit_code == 0, result.output
     assert marker.exists() and (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "inf", "-inf", "nan"])
 def test_cli_refuses_a_time_limit_that_is_not_positive_and_finite(
-        tmp_path: Path, value: str) -> None:
+    tmp_path: Path, value: str
+) -> None:
     spec, marker = _marker_bot(tmp_path)
-    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
-                                      "--time-limit", value])
+    result = CliRunner().invoke(
+        app, ["arena", "--bots", f"{spec},easy", "--games", "1", "--time-limit", value]
+    )
     assert result.exit_code == 2, result.output
     text = _flat(result.output)
     assert "--time-limit" in text and "positive, finite number of seconds" in text
@@ -301,21 +348,25 @@ def test_cli_table_shows_a_long_command_by_its_program_and_script(tmp_path: Path
     deep = tmp_path / "a-rather-long-directory-name" / "and-another-one-below-it"
     deep.mkdir(parents=True)
     script = deep / "long_named_bot.py"
-    script.write_text("import json, sys\nfor line in sys.stdin:\n"
-                      "    v = json.loads(line)['view']\n"
-                      "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n")
+    script.write_text(
+        "import json, sys\nfor line in sys.stdin:\n"
+        "    v = json.loads(line)['view']\n"
+        "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n"
+    )
     spec = f"cmd:{sys.executable} {script} --depth 3"
     assert len(spec) > 100
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(app, ["arena", "--bot", spec, "--bot", "easy", "--games", "2",
-                                      "--json", str(out)])
+    result = CliRunner().invoke(
+        app, ["arena", "--bot", spec, "--bot", "easy", "--games", "2", "--json", str(out)]
+    )
     assert result.exit_code == 0, result.output
     shown = f"cmd:{Path(sys.executable).name} long_named_bot.py --depth 3"
     assert short_name(spec) == shown
-    table = result.output[result.output.index("Arena:"):]
-    lines = [line.split("\u2502")[1].strip() for line in table.splitlines()
-             if line.startswith("\u2502")]  # the bot column, wrapped on up to two lines
-    assert " ".join(lines[:lines.index("easy")]) == shown
+    table = result.output[result.output.index("Arena:") :]
+    lines = [
+        line.split("\u2502")[1].strip() for line in table.splitlines() if line.startswith("\u2502")
+    ]  # the bot column, wrapped on up to two lines
+    assert " ".join(lines[: lines.index("easy")]) == shown
     assert "a-rather-long-directory-name" not in result.output
     report = json.loads(out.read_text())
     assert report["bots"][0]["name"] == spec and report["lineup"][0] == spec  # whole in JSON
@@ -333,15 +384,18 @@ def test_short_name_cuts_long_arguments_in_the_middle() -> None:
 def test_repeated_bot_option_takes_a_command_with_a_comma(tmp_path: Path) -> None:
     script = tmp_path / "my bot.py"
     argv_file = tmp_path / "argv.json"
-    script.write_text("import json, sys\n"
-                      f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
-                      "for line in sys.stdin:\n"
-                      "    v = json.loads(line)['view']\n"
-                      "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n")
+    script.write_text(
+        "import json, sys\n"
+        f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
+        "for line in sys.stdin:\n"
+        "    v = json.loads(line)['view']\n"
+        "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n"
+    )
     spec = f'cmd:{sys.executable} "{script}" --x 1,2'
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(app, ["arena", "--bot", "easy", "--bot", spec, "--games", "2",
-                                      "--json", str(out)])
+    result = CliRunner().invoke(
+        app, ["arena", "--bot", "easy", "--bot", spec, "--games", "2", "--json", str(out)]
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["lineup"] == ["easy", spec] and report["errors"] == []
@@ -350,7 +404,11 @@ def test_repeated_bot_option_takes_a_command_with_a_comma(tmp_path: Path) -> Non
 
 def test_bots_and_repeated_bot_combine_bots_first() -> None:
     assert bot_specs("expert, medium", ["cmd:x --y 1,2", "easy"]) == [
-        "expert", "medium", "cmd:x --y 1,2", "easy"]
+        "expert",
+        "medium",
+        "cmd:x --y 1,2",
+        "easy",
+    ]
     assert bot_specs(None, ["cmd:a,b"]) == ["cmd:a,b"]
     assert bot_specs("easy,random", None) == ["easy", "random"]
     assert bot_specs(None, None) == ["medium", "easy"]
@@ -358,8 +416,22 @@ def test_bots_and_repeated_bot_combine_bots_first() -> None:
 
 def test_cli_bots_and_bot_given_together_make_one_lineup(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(app, ["arena", "--bot", "random", "--bots", "easy",
-                                      "--players", "2", "--games", "2", "--json", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--bot",
+            "random",
+            "--bots",
+            "easy",
+            "--players",
+            "2",
+            "--games",
+            "2",
+            "--json",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["lineup"] == ["easy", "random"]
 
@@ -368,22 +440,27 @@ def test_cli_bots_and_bot_given_together_make_one_lineup(tmp_path: Path) -> None
 
 
 def test_arena_module_imports_no_presentation_library() -> None:
-    code = ("import sys, yaniv.arena, yaniv.protocol\n"
-            "bad = [m for m in ('rich', 'typer', 'matplotlib') if m in sys.modules]\n"
-            "print(bad)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
+    code = (
+        "import sys, yaniv.arena, yaniv.protocol\n"
+        "bad = [m for m in ('rich', 'typer', 'matplotlib') if m in sys.modules]\n"
+        "print(bad)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert proc.stdout.strip() == "[]"
 
 
 def test_plot_without_matplotlib_names_the_extra_before_any_game(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
     spec, marker = _marker_bot(tmp_path)
-    result = CliRunner().invoke(app, ["arena", "--bots", f"{spec},easy", "--games", "1",
-                                      "--plot", str(tmp_path / "r.png")])
+    result = CliRunner().invoke(
+        app, ["arena", "--bots", f"{spec},easy", "--games", "1", "--plot", str(tmp_path / "r.png")]
+    )
     assert result.exit_code == 2, result.output
     assert "pip install 'yaniv[plot]'" in _flat(result.output)
     assert "Traceback" not in result.output

@@ -79,8 +79,9 @@ def test_bots_never_read_hidden_cards(level: str) -> None:
         me = game.to_move
         assert me is not None
         view = game.view(me)
-        hidden = [c for s in range(game.n) if s != me for c in game.hand(s)
-                  if c not in view.known[s]] + game.stock_top()
+        hidden = [
+            c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
+        ] + game.stock_top()
         shuffled = hidden[:]
         random.Random(seed).shuffle(shuffled)
         it = iter(shuffled)
@@ -95,8 +96,9 @@ def test_bots_never_read_hidden_cards(level: str) -> None:
         other_view = other.view(me)
         assert other_view.hand == view.hand and other_view.pickable == view.pickable
         # The hidden cards really differ, or the comparison below proves nothing.
-        assert [other.hand(s) for s in range(game.n)] != [game.hand(s) for s in range(game.n)] \
-            or other.stock_top() != game.stock_top()
+        assert [other.hand(s) for s in range(game.n)] != [
+            game.hand(s) for s in range(game.n)
+        ] or other.stock_top() != game.stock_top()
         a = get_bot(level, 5).choose(view)
         # The views differ only in the event log (a built position has none), so compare
         # bots on views with the same log: the same public facts give the same move.
@@ -108,8 +110,13 @@ def test_bots_never_read_hidden_cards(level: str) -> None:
 def _with_events(target: PlayerView, source: PlayerView) -> PlayerView:
     from dataclasses import replace
 
-    return replace(target, events=source.events, known=source.known, starter=source.starter,
-                   round_no=source.round_no)
+    return replace(
+        target,
+        events=source.events,
+        known=source.known,
+        starter=source.starter,
+        round_no=source.round_no,
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -132,22 +139,30 @@ def test_bots_are_deterministic_per_seed(level: str) -> None:
 
 
 def test_easy_sheds_the_most_points_and_calls_yaniv() -> None:
-    game = Game.from_position(RuleSet(), [["KS", "2C", "3D"], ["9H", "9S", "8C", "TD"]],
-                              ["4H", "5H", "6H"], [["QH"]], 0)
+    game = Game.from_position(
+        RuleSet(), [["KS", "2C", "3D"], ["9H", "9S", "8C", "TD"]], ["4H", "5H", "6H"], [["QH"]], 0
+    )
     assert str(get_bot("easy", 0).choose(game.view(0))) == "discard KS"
-    low = Game.from_position(RuleSet(), [["AS", "2C", "3D"], ["9H", "9S", "8C", "TD"]],
-                             ["4H", "5H", "6H"], [["QH"]], 0)
+    low = Game.from_position(
+        RuleSet(), [["AS", "2C", "3D"], ["9H", "9S", "8C", "TD"]], ["4H", "5H", "6H"], [["QH"]], 0
+    )
     assert str(get_bot("easy", 0).choose(low.view(0))) == "yaniv"
 
 
 def test_medium_sheds_a_pair_and_does_not_call_into_an_assaf() -> None:
     # 6-6 is worth more than the king alone: the pair goes at once.
-    game = Game.from_position(RuleSet(), [["6S", "6C", "KD", "AH"], ["9H", "9S", "8C", "TD"]],
-                              ["4H", "5H", "7H"], [["QH"]], 0)
+    game = Game.from_position(
+        RuleSet(),
+        [["6S", "6C", "KD", "AH"], ["9H", "9S", "8C", "TD"]],
+        ["4H", "5H", "7H"],
+        [["QH"]],
+        0,
+    )
     assert str(get_bot("medium", 0).choose(game.view(0))) == "discard 6C 6S"
     # Value 7 against an opponent known to hold one ace: a sure Assaf.
-    sure = Game.from_position(RuleSet(), [["4S", "3C"], ["AH"]], ["4H", "5H", "7H"],
-                              [["QH"]], 0, known=[[], ["AH"]])  # AH was seen taken
+    sure = Game.from_position(
+        RuleSet(), [["4S", "3C"], ["AH"]], ["4H", "5H", "7H"], [["QH"]], 0, known=[[], ["AH"]]
+    )  # AH was seen taken
     assert str(get_bot("medium", 0).choose(sure.view(0))) != "yaniv"
 
 
@@ -156,9 +171,14 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
 
     def position(score: int) -> Game:
         # The others hold one card each: someone is likely to end the round before my turn.
-        return Game.from_position(RuleSet(), [["KS", "AC"], ["QH"], ["JH"], ["TC"]],
-                                  ["4H", "5H", "7H", "2S", "3S", "8D", "6C"], [["9H"]], 0,
-                                  scores=[score, 0, 0, 0])
+        return Game.from_position(
+            RuleSet(),
+            [["KS", "AC"], ["QH"], ["JH"], ["TC"]],
+            ["4H", "5H", "7H", "2S", "3S", "8D", "6C"],
+            [["9H"]],
+            0,
+            scores=[score, 0, 0, 0],
+        )
 
     def turn(score: int, pull: float) -> list[str]:
         game, bot = position(score), ExpertBot(seed=0, pull=pull)
@@ -173,9 +193,19 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
     pull = bonus_pull(position(90).view(0))
     assert pull is not None and pull[0] == 10 and pull[1] > 0
     assert bonus_pull(position(20).view(0)) is None
-    assert bonus_pull(Game.from_position(RuleSet(bonus="none"), [["KS", "AC"], ["QH"]],
-                                         ["4H", "5H"], [["9H"]], 0, scores=[90, 0]).view(0)) \
+    assert (
+        bonus_pull(
+            Game.from_position(
+                RuleSet(bonus="none"),
+                [["KS", "AC"], ["QH"]],
+                ["4H", "5H"],
+                [["9H"]],
+                0,
+                scores=[90, 0],
+            ).view(0)
+        )
         is None
+    )
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.differences()) or "standard")
@@ -205,10 +235,23 @@ def test_expert_worlds_rebuild_the_view(rules: RuleSet) -> None:
                     assert world.pickable == view.pickable
                     rebuilt = world.view(seat)
                     assert rebuilt.legal_moves == view.legal_moves
-                    assert (rebuilt.hand, rebuilt.hand_sizes, rebuilt.pile, rebuilt.known,
-                            rebuilt.stock_size, rebuilt.scores, rebuilt.out) == (
-                        view.hand, view.hand_sizes, view.pile, view.known, view.stock_size,
-                        view.scores, view.out)
+                    assert (
+                        rebuilt.hand,
+                        rebuilt.hand_sizes,
+                        rebuilt.pile,
+                        rebuilt.known,
+                        rebuilt.stock_size,
+                        rebuilt.scores,
+                        rebuilt.out,
+                    ) == (
+                        view.hand,
+                        view.hand_sizes,
+                        view.pile,
+                        view.known,
+                        view.stock_size,
+                        view.scores,
+                        view.out,
+                    )
                 checked += 1
             game.apply(bots[seat].choose(view))
     assert checked > 20
@@ -246,7 +289,8 @@ def test_bots_and_coach_need_no_numpy() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _WITHOUT_NUMPY], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_NUMPY], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "played without numpy" in done.stdout

@@ -30,8 +30,7 @@ def _position(mine: str, theirs: str, known: str = "") -> Game:
     pile = [[parse_card("QH")]]
     used = set(hands[0] + hands[1] + [parse_card("QH")])
     stock = [c for c in range(54) if c not in used]
-    return Game.from_position(RuleSet(), hands, stock, pile, 0,
-                              known=[[], parse_cards(known)])
+    return Game.from_position(RuleSet(), hands, stock, pile, 0, known=[[], parse_cards(known)])
 
 
 def test_exact_when_the_opponent_hand_is_known() -> None:
@@ -205,15 +204,27 @@ def test_a_call_above_the_threshold_is_a_deliberate_assaf() -> None:
 
     rules = RuleSet.preset("hebrew")
     # The Hebrew article's example: 61 + 9 + 30 = 100, less the 50 bonus: the call pays.
-    paying = Game.from_position(rules, [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
-                                ["4C", "8S"], [["9C"]], to_move=0, scores=[61, 10, 20, 30])
+    paying = Game.from_position(
+        rules,
+        [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
+        ["4C", "8S"],
+        [["9C"]],
+        to_move=0,
+        scores=[61, 10, 20, 30],
+    )
     view = paying.view(0)
     assert yaniv_success_probability(view) == 0.0
     assert advise(view)[0].move == YANIV and "worth it" in advise(view)[0].reason
     assert get_bot("medium", seed=1).choose(view) == YANIV
     # At 60 the same call lands on 99: no bonus, so it only costs.
-    costly = Game.from_position(rules, [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
-                                ["4C", "8S"], [["9C"]], to_move=0, scores=[60, 10, 20, 30])
+    costly = Game.from_position(
+        rules,
+        [["9D"], ["3C", "2C"], ["4H", "2D"], ["KS"]],
+        ["4C", "8S"],
+        [["9C"]],
+        to_move=0,
+        scores=[60, 10, 20, 30],
+    )
     view = costly.view(0)
     assert advise(view)[0].move != YANIV
     assert get_bot("medium", seed=1).choose(view) != YANIV

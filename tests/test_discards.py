@@ -25,8 +25,9 @@ def hands(draw: st.DrawFn) -> list[int]:
     """Hands rich in runs and sets: a few ranks and suits close together, often jokers."""
     suit = draw(st.integers(0, 3))
     low = draw(st.integers(1, 11))
-    near = [make_card(r, s) for r in range(low, min(low + 4, 13) + 1)
-            for s in (suit, (suit + 1) % 4)]
+    near = [
+        make_card(r, s) for r in range(low, min(low + 4, 13) + 1) for s in (suit, (suit + 1) % 4)
+    ]
     pool = sorted(set(near + draw(st.lists(st.sampled_from(deck(2)), max_size=3))))
     return draw(st.lists(st.sampled_from(pool + [52, 53]), min_size=1, max_size=6, unique=True))
 

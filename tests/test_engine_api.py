@@ -127,8 +127,10 @@ def test_a_spectator_sees_no_hand_and_every_public_fact() -> None:
     assert view.is_spectator and view.seat == SPECTATOR
     assert view.hand == () and len(view.legal_moves) == 0 and view.drawn is None
     assert view.hand_sizes == tuple(game.counts) and view.pile == tuple(game.pile)
-    assert all(not (isinstance(e, Drew) and e.source == "stock" and e.card is not None)
-               for e in view.events)
+    assert all(
+        not (isinstance(e, Drew) and e.source == "stock" and e.card is not None)
+        for e in view.events
+    )
     assert PlayerView.from_json(view.to_json()) == view
     assert json.loads(view.to_json())["seat"] is None
 
@@ -239,8 +241,9 @@ def test_no_seat_learns_a_hidden_card_or_a_slap_window(
 
 
 def test_a_declined_slap_is_seen_by_the_player_alone() -> None:
-    game = Game.from_position(RuleSet.preset("slapdown"), [["5H", "KC", "QD"], ["AH", "2H"]],
-                              ["5S", "8C"], [["9C"]], 0)
+    game = Game.from_position(
+        RuleSet.preset("slapdown"), [["5H", "KC", "QD"], ["AH", "2H"]], ["5S", "8C"], [["9C"]], 0
+    )
     game.play("discard 5H")
     spectator_before = game.view(None)
     game.play("draw stock")
@@ -256,8 +259,9 @@ def test_a_declined_slap_is_seen_by_the_player_alone() -> None:
 def test_a_slap_window_that_emptied_the_stock_stays_veiled() -> None:
     # The draw empties the stock, so the pile is refilled at once (R11); the others still see
     # the pile and stock as they were before the draw until the window closes.
-    game = Game.from_position(RuleSet.preset("slapdown"), [["5H", "KC"], ["AH", "2H"]],
-                              ["5S"], [["9C"], ["7D"]], 0)
+    game = Game.from_position(
+        RuleSet.preset("slapdown"), [["5H", "KC"], ["AH", "2H"]], ["5S"], [["9C"], ["7D"]], 0
+    )
     game.play("discard 5H")
     before = game.view(1)
     game.play("draw stock")
@@ -266,8 +270,7 @@ def test_a_slap_window_that_emptied_the_stock_stays_veiled() -> None:
     game.play("slap 5S")
     view = game.view(1)
     assert view.pile == ((parse_card("5H"), parse_card("5S")),) and view.stock_size == 2
-    assert [type(e).__name__ for e in view.events] == ["Discarded", "Drew", "Refilled",
-                                                       "Slapped"]
+    assert [type(e).__name__ for e in view.events] == ["Discarded", "Drew", "Refilled", "Slapped"]
 
 
 # ----------------------------------------------------------------- positions
@@ -328,8 +331,13 @@ def test_a_position_round_trips_and_plays_on_alike(
     ],
 )
 def test_bad_positions_say_what_is_wrong(kwargs: dict[str, Any], words: str) -> None:
-    args: dict[str, Any] = {"rules": None, "hands": [["AH"], ["KS"]], "stock": ["4C"],
-                            "discards": [["9C"]], "to_move": 0}
+    args: dict[str, Any] = {
+        "rules": None,
+        "hands": [["AH"], ["KS"]],
+        "stock": ["4C"],
+        "discards": [["9C"]],
+        "to_move": 0,
+    }
     args.update(kwargs)
     with pytest.raises(SetupError) as info:
         Game.from_position(**args)
@@ -338,15 +346,15 @@ def test_bad_positions_say_what_is_wrong(kwargs: dict[str, Any], words: str) -> 
 
 def test_a_pile_draw_from_an_empty_stock_refills_it() -> None:
     # R11: the stock is refilled whenever a draw leaves it empty, a pile draw included.
-    game = Game.from_position(None, [["KC", "QD"], ["AH", "2H"]], [],
-                              [["9C"], ["3S"], ["5H", "6H", "7H"]], 0)
+    game = Game.from_position(
+        None, [["KC", "QD"], ["AH", "2H"]], [], [["9C"], ["3S"], ["5H", "6H", "7H"]], 0
+    )
     assert game.legal_moves() and game.draw_options()[0].card is not None
     game.play("discard KC")
     game.play("draw 7H")
     assert sorted(game.stock) == sorted(parse_cards("9C 3S 5H 6H"))
     assert game.pile == [(parse_card("KC"),)]
-    assert [type(e).__name__ for e in game.round_events(None)] == ["Discarded", "Drew",
-                                                                   "Refilled"]
+    assert [type(e).__name__ for e in game.round_events(None)] == ["Discarded", "Drew", "Refilled"]
 
 
 # ----------------------------------------------------------------- exact resume
@@ -406,14 +414,14 @@ def test_a_finished_round_resumes_to_the_same_next_deal() -> None:
 
 
 def test_a_slap_made_is_public() -> None:
-    game = Game.from_position(RuleSet.preset("slapdown"), [["5H", "KC", "QD"], ["AH", "2H"]],
-                              ["5S", "8C"], [["9C"]], 0)
+    game = Game.from_position(
+        RuleSet.preset("slapdown"), [["5H", "KC", "QD"], ["AH", "2H"]], ["5S", "8C"], [["9C"]], 0
+    )
     game.play("discard 5H")
     game.play("draw stock")
     game.play(Slap(parse_card("5S")))
     assert game.view(1).pile[-1] == (parse_card("5H"), parse_card("5S"))
-    assert [type(e).__name__ for e in game.events_since(0, 1)] == ["Discarded", "Drew",
-                                                                   "Slapped"]
+    assert [type(e).__name__ for e in game.events_since(0, 1)] == ["Discarded", "Drew", "Slapped"]
     assert NAMES[parse_card("5S")] == "5S" and isinstance(Discard((1,)), Discard)
 
 

@@ -43,9 +43,13 @@ def played(seed: int, preset: str, players: int, moves: int) -> Game:
     return game
 
 
-GAMES = [played(1, "quick", 2, 400), played(2, "standard", 3, 150),
-         played(3, "slapdown", 4, 200), played(4, "hebrew", 2, 90),
-         played(5, "draw_first", 3, 60)]
+GAMES = [
+    played(1, "quick", 2, 400),
+    played(2, "standard", 3, 150),
+    played(3, "slapdown", 4, 200),
+    played(4, "hebrew", 2, 90),
+    played(5, "draw_first", 3, 60),
+]
 RECORDS: list[dict[str, Any]] = [json.loads(record.dumps(g)) for g in GAMES]
 
 
@@ -71,20 +75,68 @@ def _requests() -> list[dict[str, Any]]:
 REQUESTS = _requests()
 
 #: Values that sit close to the formats: the wrong kind of card, seat, list or flag.
-NEAR_MISSES: st.SearchStrategy[Any] = st.sampled_from([
-    None, True, False, 0, 1, -1, 2, 7, 1.0, 1.5, "1", 10**30, -(10**30), float("nan"),
-    float("inf"), "", "AH", "ZZ", "10h", "RJ", "stock", "draw stock", "discard AH", "yaniv",
-    "x" * 300, "[/bold]", [], {}, [[]], [""], ["AH"], ["AH", "AH"], [["AH"]], [0, "yaniv"],
-    [0, "discard AH", 1], {"0": ["AH"]}, {"preset": "nope"}, {"jokers": 9}, "yaniv-record",
-    "winner", "halve", "slap", "start", [100, 200],
-]).map(copy.deepcopy)  # a fresh copy each time: mutations must not reach the list above
+NEAR_MISSES: st.SearchStrategy[Any] = st.sampled_from(
+    [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -1,
+        2,
+        7,
+        1.0,
+        1.5,
+        "1",
+        10**30,
+        -(10**30),
+        float("nan"),
+        float("inf"),
+        "",
+        "AH",
+        "ZZ",
+        "10h",
+        "RJ",
+        "stock",
+        "draw stock",
+        "discard AH",
+        "yaniv",
+        "x" * 300,
+        "[/bold]",
+        [],
+        {},
+        [[]],
+        [""],
+        ["AH"],
+        ["AH", "AH"],
+        [["AH"]],
+        [0, "yaniv"],
+        [0, "discard AH", 1],
+        {"0": ["AH"]},
+        {"preset": "nope"},
+        {"jokers": 9},
+        "yaniv-record",
+        "winner",
+        "halve",
+        "slap",
+        "start",
+        [100, 200],
+    ]
+).map(copy.deepcopy)  # a fresh copy each time: mutations must not reach the list above
 
-SCALARS = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
-           | st.sampled_from(NAMES))
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=12)
+    | st.sampled_from(NAMES)
+)
 JSON = st.recursive(
     SCALARS | NEAR_MISSES,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=16,
 )
 
@@ -121,8 +173,7 @@ def mutated(draw: st.DrawFn, originals: list[dict[str, Any]]) -> dict[str, Any]:
     numbers nudged, or cards swapped or duplicated."""
     data: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(originals)))
     for _ in range(draw(st.integers(1, 3))):
-        how = draw(st.sampled_from(["delete", "replace", "truncate", "nudge", "swap",
-                                    "duplicate"]))
+        how = draw(st.sampled_from(["delete", "replace", "truncate", "nudge", "swap", "duplicate"]))
         if how in ("swap", "duplicate"):
             cards = _card_slots(data)
             if len(cards) < 2:
@@ -187,10 +238,16 @@ def test_a_record_with_two_cards_swapped_is_refused_or_replays_alike(
     """Swapping two cards of a deal or a refill (the same cards, in another order) must never
     replay to another game silently: it is refused, or it replays to the same record."""
     tampered = copy.deepcopy(original)
-    cards = [(c, k) for c, k in _card_slots(tampered)
-             if c is not tampered["rounds"] and not isinstance(k, str)]
-    (c1, k1), (c2, k2) = data.draw(st.lists(st.sampled_from(cards), min_size=2, max_size=2,
-                                            unique_by=lambda s: (id(s[0]), s[1])))
+    cards = [
+        (c, k)
+        for c, k in _card_slots(tampered)
+        if c is not tampered["rounds"] and not isinstance(k, str)
+    ]
+    (c1, k1), (c2, k2) = data.draw(
+        st.lists(
+            st.sampled_from(cards), min_size=2, max_size=2, unique_by=lambda s: (id(s[0]), s[1])
+        )
+    )
     c1[k1], c2[k2] = c2[k2], c1[k1]
     try:
         game = record.replay(record.loads(json.dumps(tampered)))
@@ -200,9 +257,26 @@ def test_a_record_with_two_cards_swapped_is_refused_or_replays_alike(
     assert json.loads(record.dumps(game)) == tampered
 
 
-SNIPPETS = st.sampled_from(["9" * 5000, "-" + "1" * 4400, "[" * 5000, "{\"a\":" * 3000, "\x00",
-                            "NaN", "Infinity", "1e999", "\"", "}", "]", ",", "\\u0000", "\ud800",
-                            "\"\\ud800\"", "  "])
+SNIPPETS = st.sampled_from(
+    [
+        "9" * 5000,
+        "-" + "1" * 4400,
+        "[" * 5000,
+        '{"a":' * 3000,
+        "\x00",
+        "NaN",
+        "Infinity",
+        "1e999",
+        '"',
+        "}",
+        "]",
+        ",",
+        "\\u0000",
+        "\ud800",
+        '"\\ud800"',
+        "  ",
+    ]
+)
 
 
 @FUZZ
@@ -215,7 +289,7 @@ def test_record_text_cut_or_spliced_replays_or_raises_only_a_record_error(
     text = json.dumps(original, indent=1, ensure_ascii=False)
     at %= len(text) + 1
     try:
-        record.replay(record.loads(text[:at] + snippet + text[at + cut:]))
+        record.replay(record.loads(text[:at] + snippet + text[at + cut :]))
     except RecordError as exc:
         assert str(exc).strip() and "\n" not in str(exc)
 
@@ -223,14 +297,21 @@ def test_record_text_cut_or_spliced_replays_or_raises_only_a_record_error(
 # -- (b) rule options --------------------------------------------------------------------------
 
 OPTION_VALUES: st.SearchStrategy[Any] = (
-    JSON | st.integers(-(10**6), 10**6) | st.integers(min_value=10**4300, max_value=10**4400)
+    JSON
+    | st.integers(-(10**6), 10**6)
+    | st.integers(min_value=10**4300, max_value=10**4400)
     | st.sampled_from([c for choices in CHOICES.values() for c in choices])
-    | st.lists(st.integers(-5, 200_000), max_size=120) | st.lists(JSON, max_size=3)
+    | st.lists(st.integers(-5, 200_000), max_size=120)
+    | st.lists(JSON, max_size=3)
 )
-OPTION_KEYS = st.sampled_from([*OPTION_NAMES, "preset"]) | st.text(max_size=8) | st.sampled_from(
-    ["Jokers", " jokers", "bonus-targets"])
+OPTION_KEYS = (
+    st.sampled_from([*OPTION_NAMES, "preset"])
+    | st.text(max_size=8)
+    | st.sampled_from(["Jokers", " jokers", "bonus-targets"])
+)
 RULE_DICTS = st.dictionaries(OPTION_KEYS, OPTION_VALUES, max_size=5) | st.dictionaries(
-    st.sampled_from(OPTION_NAMES), OPTION_VALUES, min_size=1, max_size=2)
+    st.sampled_from(OPTION_NAMES), OPTION_VALUES, min_size=1, max_size=2
+)
 
 
 def _assert_kept_as_given(rules: RuleSet, options: dict[str, Any]) -> None:
@@ -267,23 +348,46 @@ def test_rule_options_from_a_dict_are_accepted_as_given_or_refused_with_a_rule_e
     assert RuleSet.from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
 
 
-@pytest.mark.parametrize("options", [
-    {"jokers": 1.0}, {"jokers": True}, {"draw_first": 1}, {"hand_size": 10**5000},
-    {"score_limit": [200]}, {"pickup": ["ends"]}, {"bonus_targets": "100,200"},
-    {"bonus_targets": [100.0]}, {"bonus_targets": [True]}, {"bonus_targets": [10**30]},
-    {"bonus_targets": list(range(1, 200))}, {"preset": ["standard"]}, {7: 1}, "jokers=1",
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"jokers": 1.0},
+        {"jokers": True},
+        {"draw_first": 1},
+        {"hand_size": 10**5000},
+        {"score_limit": [200]},
+        {"pickup": ["ends"]},
+        {"bonus_targets": "100,200"},
+        {"bonus_targets": [100.0]},
+        {"bonus_targets": [True]},
+        {"bonus_targets": [10**30]},
+        {"bonus_targets": list(range(1, 200))},
+        {"preset": ["standard"]},
+        {7: 1},
+        "jokers=1",
+    ],
+)
 def test_rule_options_of_the_wrong_kind_are_refused(options: Any) -> None:
     with pytest.raises(RuleError):
         RuleSet.from_dict(options)
 
 
-@pytest.mark.parametrize("key,text", [
-    ("yaniv_threshold", "1_0"), ("yaniv_threshold", "５"), ("yaniv_threshold", "٣"),
-    ("yaniv_threshold", "5.0"), ("yaniv_threshold", "0x5"), ("score_limit", "9" * 5000),
-    ("bonus_targets", "1_00"), ("bonus_targets", ",".join(["100"] * 200)),
-    ("bonus_targets", "100," + "9" * 30), ("draw_first", "2"), ("pickup", "Ends"),
-])
+@pytest.mark.parametrize(
+    "key,text",
+    [
+        ("yaniv_threshold", "1_0"),
+        ("yaniv_threshold", "５"),
+        ("yaniv_threshold", "٣"),
+        ("yaniv_threshold", "5.0"),
+        ("yaniv_threshold", "0x5"),
+        ("score_limit", "9" * 5000),
+        ("bonus_targets", "1_00"),
+        ("bonus_targets", ",".join(["100"] * 200)),
+        ("bonus_targets", "100," + "9" * 30),
+        ("draw_first", "2"),
+        ("pickup", "Ends"),
+    ],
+)
 def test_option_texts_python_would_read_but_a_person_did_not_write_are_refused(
     key: str, text: str
 ) -> None:
@@ -296,9 +400,37 @@ OPTION_TEXTS = (
     | st.integers(-(10**6), 10**6).map(str)
     | st.text(alphabet="0123456789", min_size=20, max_size=6000)
     | st.floats().map(str)
-    | st.sampled_from(["true", "yes", "on", "1", "false", "no", "off", "0", "TRUE", " 5 ",
-                       "+5", "-0", "1_0", "５", "٣", "0x10", "1e3", "100,200", "100 200",
-                       ",,", "", "winner", "Winner", "halve", "None", "null", "[1]"])
+    | st.sampled_from(
+        [
+            "true",
+            "yes",
+            "on",
+            "1",
+            "false",
+            "no",
+            "off",
+            "0",
+            "TRUE",
+            " 5 ",
+            "+5",
+            "-0",
+            "1_0",
+            "５",
+            "٣",
+            "0x10",
+            "1e3",
+            "100,200",
+            "100 200",
+            ",,",
+            "",
+            "winner",
+            "Winner",
+            "halve",
+            "None",
+            "null",
+            "[1]",
+        ]
+    )
     | st.lists(st.integers(-5, 200_000).map(str), max_size=120).map(",".join)
 )
 
@@ -306,8 +438,10 @@ OPTION_TEXTS = (
 @st.composite
 def option_lines(draw: st.DrawFn) -> list[str]:
     keys = st.sampled_from(OPTION_NAMES) | st.text(max_size=8)
-    return [f"{draw(keys)}{draw(st.sampled_from(['=', ' = ', '==', '']))}{draw(OPTION_TEXTS)}"
-            for _ in range(draw(st.integers(1, 3)))]
+    return [
+        f"{draw(keys)}{draw(st.sampled_from(['=', ' = ', '==', '']))}{draw(OPTION_TEXTS)}"
+        for _ in range(draw(st.integers(1, 3)))
+    ]
 
 
 @FUZZ
@@ -346,7 +480,7 @@ def _answer(raw: bytes) -> dict[str, Any] | None:
     answer = answer_request(BOT, raw)
     if answer is not None:
         assert isinstance(answer, dict) and len(answer) == 1, answer
-        (key, value), = answer.items()
+        ((key, value),) = answer.items()
         assert key in ("move", "error") and isinstance(value, str) and value.strip(), answer
         assert json.loads(json.dumps(answer)) == answer  # it makes one answer line
         if key == "error":
@@ -384,8 +518,9 @@ def test_a_real_request_is_answered_with_a_legal_move(index: int) -> None:
     assert answer is not None and answer.get("move") in request["view"]["legal_moves"], answer
 
 
-@pytest.mark.parametrize("event", [[0, None], {"type": "deal"}, {"type": "draw", "seat": 0},
-                                   {"type": "nonsense"}])
+@pytest.mark.parametrize(
+    "event", [[0, None], {"type": "deal"}, {"type": "draw", "seat": 0}, {"type": "nonsense"}]
+)
 def test_a_view_with_a_malformed_event_is_answered_in_words(event: Any) -> None:
     request = copy.deepcopy(REQUESTS[0])
     request["view"]["events"].append(event)
@@ -402,11 +537,14 @@ def test_a_mutated_request_is_answered_in_words(request: dict[str, Any]) -> None
 
 
 @FUZZ
-@given(mutated(REQUESTS), st.sampled_from([b"\xff", b"\xc3", b"\x00", b"\n", b"}", b" "]),
-       st.integers(0, 10**6))
+@given(
+    mutated(REQUESTS),
+    st.sampled_from([b"\xff", b"\xc3", b"\x00", b"\n", b"}", b" "]),
+    st.integers(0, 10**6),
+)
 def test_a_corrupted_request_line_is_answered_in_words(
     request: dict[str, Any], byte: bytes, at: int
 ) -> None:
     raw = json.dumps(request).encode()
     at %= len(raw) + 1
-    _answer(raw[:at] + byte + raw[at + 1:])
+    _answer(raw[:at] + byte + raw[at + 1 :])

@@ -119,8 +119,9 @@ def check_round_end(game: Game, before: Game, caller: int) -> None:
     assert result.next_starter == starter
 
 
-def r17_oracle(before: Game, caller: int, out_after: list[bool], over: bool
-               ) -> tuple[int, int | None]:
+def r17_oracle(
+    before: Game, caller: int, out_after: list[bool], over: bool
+) -> tuple[int, int | None]:
     """R17 and R6 read from RULES.md: the round's winner and who starts the next round.
 
     The winner is the successful caller, else the lowest of the others at or under the
@@ -143,8 +144,11 @@ def r17_oracle(before: Game, caller: int, out_after: list[bool], over: bool
         best = min(v[s] for s in low)
         winner = next(s for s in low if v[s] == best)
     else:
-        winner = next(s for s in others if not out_after[s]) if any(
-            not out_after[s] for s in others) else others[0]
+        winner = (
+            next(s for s in others if not out_after[s])
+            if any(not out_after[s] for s in others)
+            else others[0]
+        )
     if out_after[winner] and not all(out_after):
         winner = remaining_from(winner)
     if over:
@@ -239,8 +243,9 @@ def test_first_round_deal() -> None:
 
 
 def test_refused_move_names_move_and_reason() -> None:
-    game = Game.from_position(None, [["AH", "2H", "3H", "KS", "9C"], ["RJ", "5D"]],
-                              ["4C", "8S"], [["9S"]], to_move=0)
+    game = Game.from_position(
+        None, [["AH", "2H", "3H", "KS", "9C"], ["RJ", "5D"]], ["4C", "8S"], [["9S"]], to_move=0
+    )
     with pytest.raises(IllegalMoveError, match=r"'discard AH 2H' by seat 0: the cards are not"):
         game.play("discard AH 2H")
     with pytest.raises(IllegalMoveError, match="does not hold RJ"):
@@ -302,9 +307,11 @@ def test_a_clone_deals_and_refills_like_its_original(how: str) -> None:
 
 
 def test_known_cards_in_a_built_position() -> None:
-    game = Game.from_position(None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0,
-                              known=[[], ["9S"]])
+    game = Game.from_position(
+        None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0, known=[[], ["9S"]]
+    )
     assert game.view(0).known == ((), (game.hand(1)[1],))
     with pytest.raises(SetupError, match="does not hold: KS"):
-        Game.from_position(None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0,
-                           known=[["KS"], []])
+        Game.from_position(
+            None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0, known=[["KS"], []]
+        )

@@ -16,10 +16,27 @@ PACKAGE = Path(__file__).resolve().parent.parent / "yaniv"
 
 #: The layer of each top-level module or subpackage, lowest first.
 LAYERS = {
-    "errors": 1, "cards": 1, "rules": 1, "moves": 1, "discards": 1,
-    "state": 2, "events": 2, "view": 2, "game": 2, "record": 2,
-    "bots": 3, "protocol": 3, "arena": 3, "scenarios": 3, "session": 3, "narration": 3,
-    "cli": 4, "arena_cli": 4, "tui": 4, "server": 4, "envs": 4,
+    "errors": 1,
+    "cards": 1,
+    "rules": 1,
+    "moves": 1,
+    "discards": 1,
+    "state": 2,
+    "events": 2,
+    "view": 2,
+    "game": 2,
+    "record": 2,
+    "bots": 3,
+    "protocol": 3,
+    "arena": 3,
+    "scenarios": 3,
+    "session": 3,
+    "narration": 3,
+    "cli": 4,
+    "arena_cli": 4,
+    "tui": 4,
+    "server": 4,
+    "envs": 4,
 }
 FRONT_ENDS = {name for name, layer in LAYERS.items() if layer == 4}
 
@@ -80,7 +97,7 @@ def test_there_is_no_import_circle() -> None:
         path.append(node)
         for nxt in sorted(edges[node]):
             if state.get(nxt) == 1:
-                circle = path[path.index(nxt):] + [nxt]
+                circle = path[path.index(nxt) :] + [nxt]
                 pytest.fail("import circle: " + " -> ".join(circle))
             if nxt not in state:
                 visit(nxt)
@@ -105,6 +122,7 @@ def test_no_module_imports_a_higher_layer_or_another_front_end() -> None:
             # The root command (cli) registers the other front ends' commands; no other
             # front end imports another.
             if (LAYERS[theirs] > LAYERS[mine] and mine != "cli") or (
-                    mine in FRONT_ENDS and theirs in FRONT_ENDS and mine != "cli"):
+                mine in FRONT_ENDS and theirs in FRONT_ENDS and mine != "cli"
+            ):
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(wrong)

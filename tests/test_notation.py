@@ -24,8 +24,17 @@ def test_every_card_round_trips() -> None:
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("10h", "TH"), ("th", "TH"), ("T♥", "TH"), ("q♠", "QS"), ("A♣", "AC"), ("7♦", "7D"),
-     ("rj", "RJ"), (" BJ ", "BJ"), ("K♤", "KS")],
+    [
+        ("10h", "TH"),
+        ("th", "TH"),
+        ("T♥", "TH"),
+        ("q♠", "QS"),
+        ("A♣", "AC"),
+        ("7♦", "7D"),
+        ("rj", "RJ"),
+        (" BJ ", "BJ"),
+        ("K♤", "KS"),
+    ],
 )
 def test_accepted_input_forms(text: str, name: str) -> None:
     assert card_name(parse_card(text)) == name
@@ -39,7 +48,14 @@ def test_bad_cards_are_named(text: str) -> None:
 
 def test_values_and_ranks() -> None:
     assert [VALUE[parse_card(c)] for c in ["RJ", "AS", "7H", "TD", "JC", "QS", "KH"]] == [
-        0, 1, 7, 10, 10, 10, 10]
+        0,
+        1,
+        7,
+        10,
+        10,
+        10,
+        10,
+    ]
     assert RANK[parse_card("AS")] == 1 and RANK[parse_card("KS")] == 13
     assert SUIT[parse_card("RJ")] == -1
     assert len(deck(0)) == 52 and len(deck(1)) == 53 and len(deck(2)) == 54
@@ -50,8 +66,11 @@ def test_presets_differ_as_documented() -> None:
     assert set(PRESETS) == {"standard", "quick", "hebrew", "draw_first", "slapdown"}
     assert RuleSet.preset("quick").differences() == {"yaniv_threshold": 5, "score_limit": 100}
     assert RuleSet.preset("hebrew").differences() == {
-        "pickup": "run_top_set_any", "bonus": "subtract", "end_mode": "first_over",
-        "yaniv_above_threshold": True}
+        "pickup": "run_top_set_any",
+        "bonus": "subtract",
+        "end_mode": "first_over",
+        "yaniv_above_threshold": True,
+    }
     assert RuleSet.preset("draw_first").differences() == {"draw_first": True}
     assert RuleSet.preset("slapdown").differences() == {"slapdown": "rank"}
     assert RuleSet.preset("hebrew", yaniv_threshold=5).yaniv_threshold == 5
@@ -79,10 +98,15 @@ def test_bad_rule_sets_name_the_option(options: dict[str, object], fragment: str
 
 
 def test_options_from_text() -> None:
-    rules = RuleSet().with_options({"yaniv_threshold": "5", "draw_first": "true",
-                                    "bonus_targets": "50,150", "pickup": "any"})
+    rules = RuleSet().with_options(
+        {"yaniv_threshold": "5", "draw_first": "true", "bonus_targets": "50,150", "pickup": "any"}
+    )
     assert (rules.yaniv_threshold, rules.draw_first, rules.bonus_targets, rules.pickup) == (
-        5, True, (50, 150), "any")
+        5,
+        True,
+        (50, 150),
+        "any",
+    )
     with pytest.raises(RuleError, match="expected an integer"):
         parse_option("score_limit", "lots")
     assert RuleSet.from_dict(RuleSet.preset("hebrew").to_dict()) == RuleSet.preset("hebrew")
@@ -109,10 +133,16 @@ def test_move_notation(text: str, move: object, canonical: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("", "empty move"), ("fold", "unknown move 'fold'"), ("discard", "name the cards"),
-     ("discard 1H", "unknown card '1H'"), ("discard AH AH", "named twice"),
-     ("draw", "expected 'draw stock'"), ("yaniv now", "takes no cards"),
-     ("slap", "expected 'slap CARD'")],
+    [
+        ("", "empty move"),
+        ("fold", "unknown move 'fold'"),
+        ("discard", "name the cards"),
+        ("discard 1H", "unknown card '1H'"),
+        ("discard AH AH", "named twice"),
+        ("draw", "expected 'draw stock'"),
+        ("yaniv now", "takes no cards"),
+        ("slap", "expected 'slap CARD'"),
+    ],
 )
 def test_bad_moves_say_why(text: str, fragment: str) -> None:
     with pytest.raises(InvalidMoveError) as info:
@@ -138,13 +168,16 @@ def test_a_value_that_is_not_text_is_not_a_card(value: object, shown: str) -> No
     assert str(info.value) == f"not a card: {shown} (expected text such as 7H)"
 
 
-@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (None, "None"), (True, "True"),
-                                              (b"AS", "b'AS'"), ({"AS": 1}, "{'AS': 1}")])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(5, "5"), (None, "None"), (True, "True"), (b"AS", "b'AS'"), ({"AS": 1}, "{'AS': 1}")],
+)
 def test_parse_cards_refuses_what_is_neither_text_nor_a_list(value: object, shown: str) -> None:
     with pytest.raises(CardError) as info:
         parse_cards(value)  # type: ignore[arg-type]
     assert str(info.value) == (
-        f"not cards: {shown} (expected text such as '7H 8H' or a list of card texts)")
+        f"not cards: {shown} (expected text such as '7H 8H' or a list of card texts)"
+    )
 
 
 def test_parse_cards_names_a_value_in_the_list_that_is_not_text() -> None:

@@ -34,8 +34,13 @@ def test_bot_command_answers_legal_moves() -> None:
         views.append(view)
         lines.append(json.dumps({"view": view.to_dict()}))
         game.play(view.legal_moves[-1])
-    proc = subprocess.run([*YANIV_BOT, "easy"], input="\n".join(lines) + "\nnot json\n",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [*YANIV_BOT, "easy"],
+        input="\n".join(lines) + "\nnot json\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(answers) == 4
     for view, answer in zip(views, answers, strict=False):
@@ -44,8 +49,9 @@ def test_bot_command_answers_legal_moves() -> None:
 
 
 def test_bot_command_refuses_an_unknown_level() -> None:
-    proc = subprocess.run([*YANIV_BOT, "wizard"], input="", capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [*YANIV_BOT, "wizard"], input="", capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode != 0 and "unknown bot 'wizard'" in proc.stderr
 
 
@@ -56,8 +62,12 @@ def _script(tmp_path: Path, name: str, body: str) -> str:
 
 
 def test_external_program_plays_through_the_protocol(tmp_path: Path) -> None:
-    good = _script(tmp_path, "first", "    v = json.loads(line)['view']\n"
-                   "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n")
+    good = _script(
+        tmp_path,
+        "first",
+        "    v = json.loads(line)['view']\n"
+        "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n",
+    )
     report = run_arena([good, "easy"], 2, 2, RuleSet(), seed=1, time_limit=10)
     assert report["errors"] == []
     assert report["bots"][0]["games"] == 2 and report["bots"][0]["decisions"] > 0
@@ -66,15 +76,18 @@ def test_external_program_plays_through_the_protocol(tmp_path: Path) -> None:
 def test_misbehaving_programs_lose_with_a_clear_error(tmp_path: Path) -> None:
     cases = {
         "garbage": ("    print('hello', flush=True)\n", "garbage"),
-        "illegal": ("    print(json.dumps({'move': 'discard RJ BJ 5S'}), flush=True)\n",
-                    "illegal move"),
+        "illegal": (
+            "    print(json.dumps({'move': 'discard RJ BJ 5S'}), flush=True)\n",
+            "illegal move",
+        ),
         "sleeper": ("    time.sleep(30)\n", "no answer within"),
         "quitter": ("    sys.exit(0)\n", "exited"),
     }
     for name, (body, message) in cases.items():
         spec = _script(tmp_path, name, body)
-        report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=1.0,
-                           startup_limit=0.5)
+        report = run_arena(
+            [spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=1.0, startup_limit=0.5
+        )
         bad, easy = report["bots"]
         assert bad["wins"] == 0 and easy["wins"] == 2, name
         assert bad["errors"] == 2 and message in bad["error_messages"][0], (name, bad)
@@ -90,9 +103,13 @@ def test_a_program_that_cannot_start_is_reported(tmp_path: Path) -> None:
 
 
 def test_a_program_flooding_output_without_newlines_fails_fast_naming_the_limit(
-        tmp_path: Path) -> None:
-    spec = _script(tmp_path, "flood", "    while True:\n"
-                   "        sys.stdout.write('x' * 65536)\n        sys.stdout.flush()\n")
+    tmp_path: Path,
+) -> None:
+    spec = _script(
+        tmp_path,
+        "flood",
+        "    while True:\n        sys.stdout.write('x' * 65536)\n        sys.stdout.flush()\n",
+    )
     t0 = time.perf_counter()
     report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=30)
     assert time.perf_counter() - t0 < 10  # failed on the limit, not on the 30 s time limit
@@ -159,8 +176,9 @@ def test_bot_command_answers_bad_input_in_words_and_goes_on() -> None:
     ]
     data = b"\n".join(r for r, _ in requests) + b'\n{"quit": true}\n' + good + b"\n"
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
-    proc = subprocess.run([*YANIV_BOT, "random"], input=data, capture_output=True,
-                          timeout=60, env=env)
+    proc = subprocess.run(
+        [*YANIV_BOT, "random"], input=data, capture_output=True, timeout=60, env=env
+    )
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr.decode(errors="replace")
     answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert len(answers) == len(requests)  # one per request, none after the quit
@@ -176,8 +194,9 @@ def test_bot_command_answers_bad_input_in_words_and_goes_on() -> None:
 
 def test_bot_command_survives_invalid_utf8_under_strict_stdin() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
-    proc = subprocess.run([*YANIV_BOT, "random"], input=b"\xff\n", capture_output=True,
-                          timeout=60, env=env)
+    proc = subprocess.run(
+        [*YANIV_BOT, "random"], input=b"\xff\n", capture_output=True, timeout=60, env=env
+    )
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr
     (answer,) = [json.loads(line) for line in proc.stdout.splitlines()]
     assert "not valid UTF-8" in answer["error"]
@@ -242,7 +261,8 @@ def test_a_program_is_sent_quit_and_given_a_grace_to_exit(tmp_path: Path) -> Non
         "        time.sleep(0.3)  # tidying up, well inside the grace\n"
         "        log.write('exited on its own\\n')\n"
         "        sys.exit(0)\n"
-        "    print(json.dumps({'move': data['view']['legal_moves'][0]}), flush=True)\n")
+        "    print(json.dumps({'move': data['view']['legal_moves'][0]}), flush=True)\n"
+    )
     bot = CmdBot(f"{sys.executable} {script}", time_limit=10)
     bot.choose(_first_view())
     t0 = time.perf_counter()
@@ -262,7 +282,8 @@ def test_the_arena_sends_quit_to_every_program_at_the_end_of_a_game(tmp_path: Pa
         "    if data.get('quit') is True:\n"
         f"        open({str(log)!r}, 'a').write('quit\\n')\n"
         "        break\n"
-        "    print(json.dumps({'move': data['view']['legal_moves'][-1]}), flush=True)\n")
+        "    print(json.dumps({'move': data['view']['legal_moves'][-1]}), flush=True)\n"
+    )
     report = run_arena([f"cmd:{sys.executable} {script}", "easy"], 2, 2, RuleSet(), seed=1)
     assert report["errors"] == []
     assert log.read_text().splitlines() == ["quit", "quit"]  # once per game
@@ -277,7 +298,8 @@ def test_a_program_that_ignores_quit_is_killed_after_the_grace(tmp_path: Path) -
         "    data = json.loads(line)\n"
         "    if 'view' in data:\n"
         "        print(json.dumps({'move': data['view']['legal_moves'][0]}), flush=True)\n"
-        "time.sleep(60)  # input closed: stays anyway\n")
+        "time.sleep(60)  # input closed: stays anyway\n"
+    )
     bot = CmdBot(f"{sys.executable} {script}", time_limit=10)
     bot.choose(_first_view())
     t0 = time.perf_counter()

@@ -100,18 +100,30 @@ def test_the_untampered_record_replays(good: dict[str, Any], tmp_path: Path) -> 
 
 
 CARDS_NOT_TEXT: dict[str, tuple[Tamper, tuple[str, ...]]] = {
-    "up is 5": (lambda d: _deal(d).__setitem__("up", 5),
-                ("round 1", "the deal's \"up\" must be a card name", "not 5")),
-    "up is null": (lambda d: _deal(d).__setitem__("up", None),
-                   ("round 1", "the deal's \"up\" must be a card name", "not null")),
-    "a stock entry is 7": (lambda d: _deal(d)["stock"].__setitem__(2, 7),
-                           ("round 1", "card 3 of the deal's \"stock\"", "not 7")),
-    "a hand entry is null": (lambda d: _deal(d)["hands"][1].__setitem__(0, None),
-                             ("round 1", "card 1 of the deal's hand 1", "not null")),
-    "a refill entry is a list": (lambda d: _first_refill(d)[1].__setitem__(0, ["AH"]),
-                                 ("the stock of refill 1", "not ['AH']")),
-    "a card name that is no card": (lambda d: _deal(d).__setitem__("up", "ZZ"),
-                                    ("the deal's \"up\"", "unknown card 'ZZ'")),
+    "up is 5": (
+        lambda d: _deal(d).__setitem__("up", 5),
+        ("round 1", 'the deal\'s "up" must be a card name', "not 5"),
+    ),
+    "up is null": (
+        lambda d: _deal(d).__setitem__("up", None),
+        ("round 1", 'the deal\'s "up" must be a card name', "not null"),
+    ),
+    "a stock entry is 7": (
+        lambda d: _deal(d)["stock"].__setitem__(2, 7),
+        ("round 1", 'card 3 of the deal\'s "stock"', "not 7"),
+    ),
+    "a hand entry is null": (
+        lambda d: _deal(d)["hands"][1].__setitem__(0, None),
+        ("round 1", "card 1 of the deal's hand 1", "not null"),
+    ),
+    "a refill entry is a list": (
+        lambda d: _first_refill(d)[1].__setitem__(0, ["AH"]),
+        ("the stock of refill 1", "not ['AH']"),
+    ),
+    "a card name that is no card": (
+        lambda d: _deal(d).__setitem__("up", "ZZ"),
+        ('the deal\'s "up"', "unknown card 'ZZ'"),
+    ),
 }
 
 
@@ -155,9 +167,7 @@ def test_a_400_kb_player_name_is_refused_quickly(good: dict[str, Any], tmp_path:
     assert len(line) < 300  # the name is not echoed
 
 
-def test_names_that_look_like_markup_print_literally(
-    good: dict[str, Any], tmp_path: Path
-) -> None:
+def test_names_that_look_like_markup_print_literally(good: dict[str, Any], tmp_path: Path) -> None:
     data = tampered(good, lambda d: d.__setitem__("players", ["[/bold]", "[red]x[/red]"]))
     code, output = replay(write(tmp_path, data))
     assert code == 0, output
@@ -166,19 +176,20 @@ def test_names_that_look_like_markup_print_literally(
     # The deal lines, every turn, the showdown and the winner name both seats as written.
     assert sum("[/bold]: " in line for line in lines) > len(good["rounds"])
     assert sum("[red]x[/red]: " in line for line in lines) > len(good["rounds"])
-    assert any(line.startswith("Game over. Winner: ") and ("[/bold]" in line or
-                                                             "[red]x[/red]" in line)
-               for line in lines)
-    assert "starts" in output and ("[red]x[/red] starts" in output
-                                   or "[/bold] starts" in output)
+    assert any(
+        line.startswith("Game over. Winner: ") and ("[/bold]" in line or "[red]x[/red]" in line)
+        for line in lines
+    )
+    assert "starts" in output and ("[red]x[/red] starts" in output or "[/bold] starts" in output)
 
 
 def test_names_with_control_characters_print_as_escapes(
     good: dict[str, Any], tmp_path: Path
 ) -> None:
     names = ["\x1b]0;owned\x07\x1b[2J", "two\nlines\u202e"]
-    code, output = replay(write(tmp_path, tampered(good, lambda d: d.__setitem__("players",
-                                                                                   names))))
+    code, output = replay(
+        write(tmp_path, tampered(good, lambda d: d.__setitem__("players", names)))
+    )
     assert code == 0, output
     assert "\x1b" not in output and "\u202e" not in output and "\x07" not in output
     assert "\\x1b]0;owned\\x07\\x1b[2J" in output and "two\\nlines\\u202e" in output
@@ -187,40 +198,49 @@ def test_names_with_control_characters_print_as_escapes(
 NOT_SHAPED: dict[str, tuple[Tamper, tuple[str, ...]]] = {
     "a round that is not an object": (
         lambda d: d["rounds"].__setitem__(1, ["deal"]),
-        ("round 2: a round must be an object", "not ['deal']")),
+        ("round 2: a round must be an object", "not ['deal']"),
+    ),
     "a move that is a bare string": (
         lambda d: d["rounds"][0]["moves"].__setitem__(0, "yaniv"),
-        ("round 1: move 1 must be a [seat, \"move\"] pair", "not 'yaniv'")),
+        ('round 1: move 1 must be a [seat, "move"] pair', "not 'yaniv'"),
+    ),
     "a move of three items": (
         lambda d: d["rounds"][0]["moves"][1].append("extra"),
-        ("round 1: move 2 must be a [seat, \"move\"] pair", "'extra'")),
+        ('round 1: move 2 must be a [seat, "move"] pair', "'extra'"),
+    ),
     "a move whose seat is text": (
         lambda d: d["rounds"][0]["moves"][2].__setitem__(0, "0"),
-        ("round 1: move 3 must be a [seat, \"move\"] pair",)),
+        ('round 1: move 3 must be a [seat, "move"] pair',),
+    ),
     "a move whose text is a number": (
         lambda d: d["rounds"][0]["moves"][0].__setitem__(1, 5),
-        ("round 1: move 1 must be a [seat, \"move\"] pair",)),
+        ('round 1: move 1 must be a [seat, "move"] pair',),
+    ),
     "moves that are an object": (
         lambda d: d["rounds"][0].__setitem__("moves", {"0": "yaniv"}),
-        ("round 1: \"moves\" must be a list of [seat, \"move\"] pairs",)),
+        ('round 1: "moves" must be a list of [seat, "move"] pairs',),
+    ),
     "a refill with a card twice": (
         lambda d: _first_refill(d)[1].__setitem__(1, _first_refill(d)[1][0]),
-        ("the stock of refill 1 holds", "twice")),
+        ("the stock of refill 1 holds", "twice"),
+    ),
     "a rules object with an unknown option": (
         lambda d: d["rules"].__setitem__("bogus", 1),
-        ("\"rules\"", "unknown option 'bogus'")),
+        ('"rules"', "unknown option 'bogus'"),
+    ),
     "a rules value of the wrong kind": (
         lambda d: d["rules"].__setitem__("jokers", 1.5),
-        ("\"rules\"", "bad value for option 'jokers': 1.5")),
+        ('"rules"', "bad value for option 'jokers': 1.5"),
+    ),
     "record version 99": (
         lambda d: d.__setitem__("version", 99),
-        ("has record version 99", "reads versions 1, 2")),
+        ("has record version 99", "reads versions 1, 2"),
+    ),
     "winners that are not seats": (
         lambda d: d.__setitem__("winners", "0"),
-        ("\"winners\" must be a list of seat numbers",)),
-    "no rounds": (
-        lambda d: d.__setitem__("rounds", []),
-        ("has no rounds",)),
+        ('"winners" must be a list of seat numbers',),
+    ),
+    "no rounds": (lambda d: d.__setitem__("rounds", []), ("has no rounds",)),
 }
 
 
@@ -247,15 +267,20 @@ def test_a_refill_with_a_card_twice_is_refused_before_any_turn_prints(
 def test_a_move_that_does_not_replay_names_its_round_and_number(
     good: dict[str, Any], tmp_path: Path
 ) -> None:
-    path = write(tmp_path, tampered(good, lambda d: d["rounds"][1]["moves"][3].__setitem__(
-        1, "discard AH 2H 3H 4H")))
+    path = write(
+        tmp_path,
+        tampered(good, lambda d: d["rounds"][1]["moves"][3].__setitem__(1, "discard AH 2H 3H 4H")),
+    )
     refused(path, "does not replay", "round 2, move 4 ('discard AH 2H 3H 4H' by seat")
 
 
 def test_a_file_that_is_not_utf8_is_refused(good: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "latin1.json"
-    path.write_bytes(json.dumps(tampered(good, lambda d: d["players"].__setitem__(0, "Zoë")),
-                                ensure_ascii=False).encode("latin-1"))
+    path.write_bytes(
+        json.dumps(
+            tampered(good, lambda d: d["players"].__setitem__(0, "Zoë")), ensure_ascii=False
+        ).encode("latin-1")
+    )
     refused(path, "is not UTF-8 text", "byte 0xeb")
 
 

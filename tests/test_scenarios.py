@@ -47,14 +47,22 @@ def test_own_copy_is_complete() -> None:
 BROKEN = [
     {
         "name": "wrong-expectation",
-        "setup": {"hands": [["AH", "2C"], ["5H", "9S"]], "stock": ["4C"], "discards": [["9C"]],
-                  "to_move": 0},
+        "setup": {
+            "hands": [["AH", "2C"], ["5H", "9S"]],
+            "stock": ["4C"],
+            "discards": [["9C"]],
+            "to_move": 0,
+        },
         "steps": [{"play": "yaniv"}, {"expect": {"result": "assaf"}}],
     },
     {
         "name": "legal-move-marked-illegal",
-        "setup": {"hands": [["AH", "2C"], ["5H", "9S"]], "stock": ["4C"], "discards": [["9C"]],
-                  "to_move": 0},
+        "setup": {
+            "hands": [["AH", "2C"], ["5H", "9S"]],
+            "stock": ["4C"],
+            "discards": [["9C"]],
+            "to_move": 0,
+        },
         "steps": [{"play": "discard AH", "illegal": True}],
     },
     {"name": "good-rules-marked-bad", "rules": {"yaniv_threshold": 5}, "rules_error": True},
@@ -76,13 +84,21 @@ def test_runner_reports_failures(tmp_path: Path) -> None:
 def test_command_line_exit_status(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(BROKEN[:1]))
-    good = subprocess.run([sys.executable, "-m", "yaniv.scenarios", *map(str, OWN)],
-                          capture_output=True, text=True, check=False)
+    good = subprocess.run(
+        [sys.executable, "-m", "yaniv.scenarios", *map(str, OWN)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert good.returncode == 0
     total = sum(len(load(p)) for p in OWN)
     assert good.stdout.splitlines()[-1] == f"{total} passed, 0 failed"
-    bad = subprocess.run([sys.executable, "-m", "yaniv.scenarios", str(broken)],
-                         capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "yaniv.scenarios", str(broken)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 1
     assert bad.stdout.splitlines()[-1] == "0 passed, 1 failed"
 

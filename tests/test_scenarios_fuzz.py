@@ -21,18 +21,47 @@ REAL = [s for path in sorted((HERE / "conformance").glob("*.json")) for s in loa
 LAST_LINE = re.compile(r"(\d+) passed, (\d+) failed")
 
 #: Values that sit close to the format: the wrong kind of card, seat, list or flag.
-NEAR_MISSES: st.SearchStrategy[Any] = st.sampled_from([
-    None, True, False, 0, 1, -1, 1.0, "1", 5, 10**30, float("nan"), "", "AH", "1H", "10h",
-    "stock", "draw stock", "discard AH", "yaniv", "x" * 500, [], {}, [[]], [""], ["AH"],
-    [["AH"]], {"0": ["AH"]}, {"preset": "nope"}, {"phase": "start"},
-]).map(copy.deepcopy)  # a fresh copy each time: mutations must not reach the list above
+NEAR_MISSES: st.SearchStrategy[Any] = st.sampled_from(
+    [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -1,
+        1.0,
+        "1",
+        5,
+        10**30,
+        float("nan"),
+        "",
+        "AH",
+        "1H",
+        "10h",
+        "stock",
+        "draw stock",
+        "discard AH",
+        "yaniv",
+        "x" * 500,
+        [],
+        {},
+        [[]],
+        [""],
+        ["AH"],
+        [["AH"]],
+        {"0": ["AH"]},
+        {"preset": "nope"},
+        {"phase": "start"},
+    ]
+).map(copy.deepcopy)  # a fresh copy each time: mutations must not reach the list above
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
 
 JSON = st.recursive(
     SCALARS | NEAR_MISSES,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=16,
 )
 

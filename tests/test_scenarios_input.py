@@ -47,129 +47,220 @@ def test_the_good_scenario_passes() -> None:
 
 BAD_SHAPES = [
     pytest.param(
-        ("steps", 0, "expect"), ["phase", "start"],
+        ("steps", 0, "expect"),
+        ["phase", "start"],
         'step 1: expect must be an object such as {"phase": "start"}, got a list',
-        id="expect-is-a-list"),
+        id="expect-is-a-list",
+    ),
     pytest.param(
-        ("setup", "hands"), "AH 2C",
-        "setup.hands must be a list of card lists (one per seat)", id="hands-is-a-string"),
+        ("setup", "hands"),
+        "AH 2C",
+        "setup.hands must be a list of card lists (one per seat)",
+        id="hands-is-a-string",
+    ),
     pytest.param(
-        ("setup", "hands"), ["AH", "2C"],
+        ("setup", "hands"),
+        ["AH", "2C"],
         'setup.hands[0] must be a list of cards such as ["7H", "8H"], got the string \'AH\'',
-        id="hands-is-a-flat-list"),
+        id="hands-is-a-flat-list",
+    ),
     pytest.param(
-        ("setup", "hands", 0, 1), 5,
-        'setup.hands[0][1] must be a card such as "7H", got the number 5', id="card-is-an-int"),
+        ("setup", "hands", 0, 1),
+        5,
+        'setup.hands[0][1] must be a card such as "7H", got the number 5',
+        id="card-is-an-int",
+    ),
     pytest.param(
-        ("setup", "stock", 0), None,
-        'setup.stock[0] must be a card such as "7H", got null', id="card-is-null"),
+        ("setup", "stock", 0),
+        None,
+        'setup.stock[0] must be a card such as "7H", got null',
+        id="card-is-null",
+    ),
     pytest.param(
-        ("setup", "discards", 0, 0), True,
-        'setup.discards[0][0] must be a card such as "7H", got true', id="card-is-true"),
+        ("setup", "discards", 0, 0),
+        True,
+        'setup.discards[0][0] must be a card such as "7H", got true',
+        id="card-is-true",
+    ),
     pytest.param(
-        ("setup", "discards"), [],
-        "setup refused: the pile needs at least one discard group", id="no-discard-group"),
+        ("setup", "discards"),
+        [],
+        "setup refused: the pile needs at least one discard group",
+        id="no-discard-group",
+    ),
     pytest.param(
-        ("steps", 1, "play"), 5,
-        'step 2: play must be a move such as "draw stock", got the number 5', id="move-is-an-int"),
+        ("steps", 1, "play"),
+        5,
+        'step 2: play must be a move such as "draw stock", got the number 5',
+        id="move-is-an-int",
+    ),
     pytest.param(
-        ("steps", 1, "play"), None,
-        'step 2: play must be a move such as "draw stock", got null', id="move-is-null"),
+        ("steps", 1, "play"),
+        None,
+        'step 2: play must be a move such as "draw stock", got null',
+        id="move-is-null",
+    ),
     pytest.param(
-        ("steps", 1, "play"), ["discard", "AH"],
-        'step 2: play must be a move such as "draw stock", got a list', id="move-is-a-list"),
+        ("steps", 1, "play"),
+        ["discard", "AH"],
+        'step 2: play must be a move such as "draw stock", got a list',
+        id="move-is-a-list",
+    ),
     pytest.param(
-        ("steps",), {"play": "yaniv"},
-        "steps must be a list of step objects, got an object", id="steps-is-an-object"),
+        ("steps",),
+        {"play": "yaniv"},
+        "steps must be a list of step objects, got an object",
+        id="steps-is-an-object",
+    ),
     pytest.param(
-        ("steps", 0), "yaniv",
-        "step 1 must be an object such as {\"play\": \"draw stock\"} or "
-        "{\"expect\": {\"phase\": \"start\"}}, got the string 'yaniv'", id="step-is-a-string"),
+        ("steps", 0),
+        "yaniv",
+        'step 1 must be an object such as {"play": "draw stock"} or '
+        '{"expect": {"phase": "start"}}, got the string \'yaniv\'',
+        id="step-is-a-string",
+    ),
     pytest.param(
-        ("steps", 0), {"play": "yaniv", "expect": {}},
-        "step 1: needs exactly one of 'play' and 'expect'", id="step-with-both"),
+        ("steps", 0),
+        {"play": "yaniv", "expect": {}},
+        "step 1: needs exactly one of 'play' and 'expect'",
+        id="step-with-both",
+    ),
     pytest.param(
-        ("steps", 0), {"illegal": True},
-        "step 1: needs exactly one of 'play' and 'expect'", id="step-with-neither"),
+        ("steps", 0),
+        {"illegal": True},
+        "step 1: needs exactly one of 'play' and 'expect'",
+        id="step-with-neither",
+    ),
     pytest.param(
-        ("steps", 1, "illegal"), "yes",
-        "step 2: illegal must be true or false, got the string 'yes'", id="illegal-is-text"),
+        ("steps", 1, "illegal"),
+        "yes",
+        "step 2: illegal must be true or false, got the string 'yes'",
+        id="illegal-is-text",
+    ),
     pytest.param(
-        ("steps", 0, "expec"), {},
+        ("steps", 0, "expec"),
+        {},
         "step 1 has an unknown key 'expec'; known keys: play, illegal, expect",
-        id="step-key-misspelt"),
+        id="step-key-misspelt",
+    ),
     pytest.param(
-        ("rules",), "standard",
+        ("rules",),
+        "standard",
         'rules must be an object such as {"preset": "standard"}, got the string \'standard\'',
-        id="rules-is-a-string"),
+        id="rules-is-a-string",
+    ),
     pytest.param(
-        ("rules",), None,
-        'rules must be an object such as {"preset": "standard"}, got null', id="rules-is-null"),
+        ("rules",),
+        None,
+        'rules must be an object such as {"preset": "standard"}, got null',
+        id="rules-is-null",
+    ),
     pytest.param(
-        ("rules_error",), "yes", "rules_error must be true or false, got the string 'yes'",
-        id="rules-error-is-text"),
+        ("rules_error",),
+        "yes",
+        "rules_error must be true or false, got the string 'yes'",
+        id="rules-error-is-text",
+    ),
     pytest.param(
-        ("setup",), ...,
-        "no setup: a scenario needs a position (hands, discards, to_move)", id="setup-missing"),
+        ("setup",),
+        ...,
+        "no setup: a scenario needs a position (hands, discards, to_move)",
+        id="setup-missing",
+    ),
     pytest.param(
-        ("setup",), [["AH"], ["2C"]],
-        "setup must be an object such as", id="setup-is-a-list"),
+        ("setup",), [["AH"], ["2C"]], "setup must be an object such as", id="setup-is-a-list"
+    ),
+    pytest.param(("setup", "to_move"), ..., "setup has no 'to_move'", id="to-move-missing"),
     pytest.param(
-        ("setup", "to_move"), ..., "setup has no 'to_move'", id="to-move-missing"),
-    pytest.param(
-        ("setup", "to_move"), 1.0,
+        ("setup", "to_move"),
+        1.0,
         "setup.to_move must be a seat number (an integer), got the number 1.0",
-        id="to-move-is-a-float"),
+        id="to-move-is-a-float",
+    ),
     pytest.param(
-        ("setup", "to_move"), "1",
+        ("setup", "to_move"),
+        "1",
         "setup.to_move must be a seat number (an integer), got the string '1'",
-        id="to-move-is-text"),
+        id="to-move-is-text",
+    ),
     pytest.param(
-        ("setup", "to_move"), True,
-        "setup.to_move must be a seat number (an integer), got true", id="to-move-is-true"),
+        ("setup", "to_move"),
+        True,
+        "setup.to_move must be a seat number (an integer), got true",
+        id="to-move-is-true",
+    ),
     pytest.param(
-        ("setup", "scores"), [0, False],
-        "setup.scores[1] must be an integer, got false", id="score-is-false"),
+        ("setup", "scores"),
+        [0, False],
+        "setup.scores[1] must be an integer, got false",
+        id="score-is-false",
+    ),
     pytest.param(
-        ("setup", "out"), "1", "setup.out must be a list of seat numbers, got the string '1'",
-        id="out-is-text"),
+        ("setup", "out"),
+        "1",
+        "setup.out must be a list of seat numbers, got the string '1'",
+        id="out-is-text",
+    ),
     pytest.param(
-        ("setup", "stok"), ["4C"],
-        "setup has an unknown key 'stok'; known keys: hands, stock, discards, scores, out, "
-        "to_move", id="setup-key-misspelt"),
+        ("setup", "stok"),
+        ["4C"],
+        "setup has an unknown key 'stok'; known keys: hands, stock, discards, scores, out, to_move",
+        id="setup-key-misspelt",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"to_move": True},
+        ("steps", 0, "expect"),
+        {"to_move": True},
         "step 1: expect.to_move must be a seat number or null, got true",
-        id="expected-seat-is-true"),
+        id="expected-seat-is-true",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"can_yaniv": 1},
+        ("steps", 0, "expect"),
+        {"can_yaniv": 1},
         "step 1: expect.can_yaniv must be true or false, got the number 1",
-        id="expected-flag-is-a-number"),
+        id="expected-flag-is-a-number",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"hands": {"7": ["AH"]}},
-        "step 1: expect.hands names seat '7', but the seats are 0 to 1", id="no-such-seat"),
+        ("steps", 0, "expect"),
+        {"hands": {"7": ["AH"]}},
+        "step 1: expect.hands names seat '7', but the seats are 0 to 1",
+        id="no-such-seat",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"hands": [["AH", "2C"]]},
+        ("steps", 0, "expect"),
+        {"hands": [["AH", "2C"]]},
         'step 1: expect.hands must be an object such as {"0": ["7H", "8H"]}, got a list',
-        id="expected-hands-is-a-list"),
+        id="expected-hands-is-a-list",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"pile_top": ["1H"]},
-        "step 1: expect.pile_top: unknown card '1H'", id="expected-card-unknown"),
+        ("steps", 0, "expect"),
+        {"pile_top": ["1H"]},
+        "step 1: expect.pile_top: unknown card '1H'",
+        id="expected-card-unknown",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"legal_draws": ["stock", 9]},
+        ("steps", 0, "expect"),
+        {"legal_draws": ["stock", 9]},
         'step 1: expect.legal_draws[1] must be a card such as "7H", got the number 9',
-        id="expected-draw-is-a-number"),
+        id="expected-draw-is-a-number",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"legal_discards": "AH"},
+        ("steps", 0, "expect"),
+        {"legal_discards": "AH"},
         "step 1: expect.legal_discards must be a list of card lists, got the string 'AH'",
-        id="expected-discards-is-text"),
+        id="expected-discards-is-text",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"game_winners": [0, "1"]},
+        ("steps", 0, "expect"),
+        {"game_winners": [0, "1"]},
         "step 1: expect.game_winners[1] must be an integer, got the string '1'",
-        id="expected-winner-is-text"),
+        id="expected-winner-is-text",
+    ),
     pytest.param(
-        ("steps", 0, "expect"), {"phase": "start", "colour": "red"},
-        "step 1: unknown expectation 'colour'", id="unknown-expectation"),
+        ("steps", 0, "expect"),
+        {"phase": "start", "colour": "red"},
+        "step 1: unknown expectation 'colour'",
+        id="unknown-expectation",
+    ),
 ]
 
 
@@ -186,7 +277,8 @@ def test_shape_is_checked_before_the_engine_plays(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(Game, "play", lambda self, move: played.append(move))
     scenario = _with(("steps",), [{"play": "discard AH"}, {"play": 5}])
     assert run_scenario(scenario).reason == (
-        'step 2: play must be a move such as "draw stock", got the number 5')
+        'step 2: play must be a move such as "draw stock", got the number 5'
+    )
     assert played == []
 
 
@@ -208,8 +300,12 @@ def test_pile_top_of_an_empty_pile_is_an_empty_list() -> None:
     scenario: dict[str, Any] = {
         "name": "empty-pile",
         "rules": {"preset": "draw_first"},
-        "setup": {"hands": [["AH", "2C"], ["5H", "9S"]], "stock": ["4C"], "discards": [["9C"]],
-                  "to_move": 0},
+        "setup": {
+            "hands": [["AH", "2C"], ["5H", "9S"]],
+            "stock": ["4C"],
+            "discards": [["9C"]],
+            "to_move": 0,
+        },
         "steps": [
             {"play": "draw 9C"},
             {"expect": {"phase": "discard", "pile_top": [], "stock_size": 1}},
@@ -223,11 +319,14 @@ def test_pile_top_of_an_empty_pile_is_an_empty_list() -> None:
 
 
 def test_game_winners_is_empty_while_the_game_goes_on() -> None:
-    scenario = _with(("steps",), [
-        {"expect": {"game_winners": []}},
-        {"play": "yaniv"},
-        {"expect": {"phase": "round_over", "game_winners": []}},
-    ])
+    scenario = _with(
+        ("steps",),
+        [
+            {"expect": {"game_winners": []}},
+            {"play": "yaniv"},
+            {"expect": {"phase": "round_over", "game_winners": []}},
+        ],
+    )
     assert run_scenario(scenario).line() == "ok good"
     scenario["steps"][0] = {"expect": {"game_winners": [0]}}
     assert run_scenario(scenario).reason == "step 1: game_winners is [], expected [0]"
@@ -239,9 +338,18 @@ def test_an_expectation_before_any_round_ended_names_the_step() -> None:
 
 
 def test_cards_of_expectations_may_use_any_notation() -> None:
-    scenario = _with(("steps",), [{"expect": {"hands": {"0": ["2c", "A♥"]},
-                                              "pile_top": ["9c"],
-                                              "legal_draws": ["STOCK", "9♣"]}}])
+    scenario = _with(
+        ("steps",),
+        [
+            {
+                "expect": {
+                    "hands": {"0": ["2c", "A♥"]},
+                    "pile_top": ["9c"],
+                    "legal_draws": ["STOCK", "9♣"],
+                }
+            }
+        ],
+    )
     assert run_scenario(scenario).line() == "ok good"
 
 
@@ -300,7 +408,7 @@ def test_an_entry_that_is_not_an_object_fails_alone(tmp_path: Path) -> None:
         f"FAIL {path}#1: a scenario must be an object, got the number 5",
         "ok good",
         f'FAIL {path}#3: setup must be an object such as {{"hands": [...], "discards": [...], '
-        '"to_move": 0}, got the string \'x\'',
+        "\"to_move\": 0}, got the string 'x'",
         "1 passed, 2 failed",
     ]
 
@@ -311,8 +419,16 @@ def test_lines_print_on_a_terminal_that_cannot_show_them(tmp_path: Path) -> None
     path = tmp_path / "odd.json"
     path.write_text(json.dumps([named, unprintable]))
     env = dict(os.environ, PYTHONIOENCODING="ascii", PYTHONUTF8="0")
-    done = subprocess.run([sys.executable, "-m", "yaniv.scenarios", str(path)], env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "yaniv.scenarios", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "ok T\\u2665", "ok 'T\\u2665-and-\\udc80'", "2 passed, 0 failed"]
+        "ok T\\u2665",
+        "ok 'T\\u2665-and-\\udc80'",
+        "2 passed, 0 failed",
+    ]

@@ -26,8 +26,13 @@ CARD = re.compile(r"\b(?:" + "|".join(NAMES) + r")\b")
 
 def client(db: Path, **settings: Any) -> TestClient:
     """A test client of an app on the SQLite file ``db`` (bots at once, no slap pause)."""
-    options: dict[str, Any] = {"bot_delay": 0.0, "grace": 60.0, "slap_window": 0.0,
-                               "web_dir": None, "flood_limit": 10_000}
+    options: dict[str, Any] = {
+        "bot_delay": 0.0,
+        "grace": 60.0,
+        "slap_window": 0.0,
+        "web_dir": None,
+        "flood_limit": 10_000,
+    }
     options.update(settings)
     return TestClient(create_app(f"sqlite:///{db}", **options))
 
@@ -43,10 +48,15 @@ def app(db: Path) -> Iterator[TestClient]:
         yield c
 
 
-def new_game(c: TestClient, opponents: list[str] | None = None, name: str = "Me",
-             rules: dict[str, Any] | None = None) -> dict[str, Any]:
-    r = c.post("/api/games", json={"name": name, "opponents": opponents or ["easy"],
-                                   "rules": rules or {}})
+def new_game(
+    c: TestClient,
+    opponents: list[str] | None = None,
+    name: str = "Me",
+    rules: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    r = c.post(
+        "/api/games", json={"name": name, "opponents": opponents or ["easy"], "rules": rules or {}}
+    )
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -89,8 +99,7 @@ def play_round(ws: Any, seat: int, limit: int = 400) -> dict[str, Any]:
             return state
         if view["to_move"] == seat and key(view) not in acted:
             acted.add(key(view))
-            ws.send_json({"type": "move", "move": view["legal_moves"][0],
-                          "id": uuid.uuid4().hex})
+            ws.send_json({"type": "move", "move": view["legal_moves"][0], "id": uuid.uuid4().hex})
     raise AssertionError("the round did not end")
 
 
@@ -128,8 +137,10 @@ def friends(c: TestClient) -> tuple[str, list[str]]:
 
 def test_two_friends_play_a_round(app: TestClient) -> None:
     code, tokens = friends(app)
-    with app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0, \
-            app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1:
+    with (
+        app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+        app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+    ):
         sockets = [ws0, ws1]
         state = next_state(ws0)
         assert state["view"]["seat"] == 0 and state["view"]["names"] == ["Host", "Guest"]
@@ -151,8 +162,7 @@ def test_two_friends_play_a_round(app: TestClient) -> None:
                 turn = view["to_move"]
             elif moment not in acted:
                 acted.add(moment)
-                sockets[turn].send_json({"type": "move", "move": greedy(view),
-                                         "id": f"m{n}"})
+                sockets[turn].send_json({"type": "move", "move": greedy(view), "id": f"m{n}"})
     raise AssertionError("the round did not end")
 
 
@@ -161,20 +171,30 @@ def test_room_settings_bots_and_start(app: TestClient) -> None:
     code = host["room"]
     r = app.post(f"/api/rooms/{code}/start", json={"token": host["token"]})
     assert r.status_code == 409 and "2 players" in r.json()["error"]
-    r = app.post(f"/api/rooms/{code}/settings",
-                 json={"token": host["token"], "bots": [{"seat": 2, "level": "easy"}]})
+    r = app.post(
+        f"/api/rooms/{code}/settings",
+        json={"token": host["token"], "bots": [{"seat": 2, "level": "easy"}]},
+    )
     assert r.status_code == 200
     r = app.post(f"/api/rooms/{code}/start", json={"token": host["token"]})
     assert r.status_code == 409 and "seat 1 is empty" in r.json()["error"]
-    r = app.post(f"/api/rooms/{code}/settings",
-                 json={"token": host["token"], "rules": {"preset": "nope"}})
+    r = app.post(
+        f"/api/rooms/{code}/settings", json={"token": host["token"], "rules": {"preset": "nope"}}
+    )
     assert r.status_code == 400 and "unknown preset" in r.json()["error"]
-    r = app.post(f"/api/rooms/{code}/settings",
-                 json={"token": host["token"], "bots": [{"seat": 1, "level": "genius"}]})
+    r = app.post(
+        f"/api/rooms/{code}/settings",
+        json={"token": host["token"], "bots": [{"seat": 1, "level": "genius"}]},
+    )
     assert r.status_code == 400 and "unknown bot level" in r.json()["error"]
-    r = app.post(f"/api/rooms/{code}/settings",
-                 json={"token": host["token"], "rules": {"slapdown": "rank"},
-                       "bots": [{"seat": 1, "level": "medium"}]})
+    r = app.post(
+        f"/api/rooms/{code}/settings",
+        json={
+            "token": host["token"],
+            "rules": {"slapdown": "rank"},
+            "bots": [{"seat": 1, "level": "medium"}],
+        },
+    )
     assert r.status_code == 200 and r.json()["rules"]["slapdown"] == "rank"
     assert [s["kind"] for s in r.json()["seats"]] == ["human", "bot", "bot"]
     assert app.post(f"/api/rooms/{code}/start", json={"token": host["token"]}).status_code == 200
@@ -186,24 +206,31 @@ def test_room_settings_bots_and_start(app: TestClient) -> None:
     assert levels["options"]["jokers"] == {"min": 0, "max": 2}
 
 
-def test_a_spectator_never_sees_a_hidden_card(app: TestClient,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_spectator_never_sees_a_hidden_card(
+    app: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[tuple[dict[str, Any], list[set[str]]]] = []
     original = Room.state
 
     async def recording(self: Room, conn: Any) -> dict[str, Any]:
         message = await original(self, conn)
         if conn.seat is None and self.table is not None:
-            hands = [{NAMES[c] for c in self.table.view(s).hand}
-                     for s in range(len(self.table.seats))]
+            hands = [
+                {NAMES[c] for c in self.table.view(s).hand} for s in range(len(self.table.seats))
+            ]
             seen.append((message, hands))
         return message
 
     monkeypatch.setattr(Room, "state", recording)
-    game = new_game(app, ["easy", "medium", "random"],
-                    rules={"preset": "standard", "slapdown": "rank", "pickup": "any"})
-    with app.websocket_connect(f"/ws/{game['room']}") as spectator, \
-            app.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+    game = new_game(
+        app,
+        ["easy", "medium", "random"],
+        rules={"preset": "standard", "slapdown": "rank", "pickup": "any"},
+    )
+    with (
+        app.websocket_connect(f"/ws/{game['room']}") as spectator,
+        app.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws,
+    ):
         for _ in range(3):
             play_round(ws, 0)
             ws.send_json({"type": "next_round"})
@@ -232,8 +259,10 @@ def test_tokens_bind_seats(app: TestClient) -> None:
     with app.websocket_connect(f"/ws/{code}?token={other['token']}") as ws:
         message = ws.receive_json()
         assert message["type"] == "error" and "token" in message["message"]
-    with app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0, \
-            app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1:
+    with (
+        app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+        app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+    ):
         view = next_state(ws0)["view"]
         idle = 1 - view["to_move"]
         sockets = [ws0, ws1]
@@ -246,13 +275,18 @@ def test_tokens_bind_seats(app: TestClient) -> None:
         sockets[idle].send_json({"type": "coach", "on": False})
         after = next_state(sockets[idle])["view"]
         assert (after["round"], after["events"], after["to_move"]) == (
-            view["round"], view["events"], view["to_move"])
+            view["round"],
+            view["events"],
+            view["to_move"],
+        )
 
 
 def test_a_move_id_is_applied_once(app: TestClient) -> None:
     code, tokens = friends(app)
-    with app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0, \
-            app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1:
+    with (
+        app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+        app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+    ):
         view = next_state(ws0)["view"]
         ws = [ws0, ws1][view["to_move"]]
         view = next_state(ws)["view"] if ws is ws1 else view
@@ -303,8 +337,10 @@ def test_bad_messages_are_answered_in_words(app: TestClient) -> None:
 
 
 def test_flooding_disconnects(db: Path) -> None:
-    with client(db, flood_limit=20) as app, app.websocket_connect(
-            f"/ws/{new_game(app)['room']}") as ws:
+    with (
+        client(db, flood_limit=20) as app,
+        app.websocket_connect(f"/ws/{new_game(app)['room']}") as ws,
+    ):
         for _ in range(25):
             ws.send_json({"type": "ping"})
         messages = []
@@ -324,14 +360,16 @@ def test_a_restarted_server_resumes_the_game(db: Path) -> None:
                 if view["phase"] == "round_over":
                     ws.send_json({"type": "next_round"})
                 elif view["to_move"] == 0:
-                    ws.send_json({"type": "move", "move": view["legal_moves"][0],
-                                  "id": f"m{moved}"})
+                    ws.send_json(
+                        {"type": "move", "move": view["legal_moves"][0], "id": f"m{moved}"}
+                    )
                     moved += 1
-            while not ((state := next_state(ws))["view"]["to_move"] == 0
-                       or state["view"]["phase"] == "round_over"):
+            while not (
+                (state := next_state(ws))["view"]["to_move"] == 0
+                or state["view"]["phase"] == "round_over"
+            ):
                 pass
-    with client(db) as c, c.websocket_connect(
-            f"/ws/{game['room']}?token={game['token']}") as ws:
+    with client(db) as c, c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
         again = next_state(ws)
         assert again["view"] == state["view"]
         assert again["story"] == state["story"]
@@ -352,16 +390,20 @@ def test_reconnect_and_the_stand_in(db: Path) -> None:
         time.sleep(1.0)  # gone longer: a bot played the seat
         with c.websocket_connect(url) as ws:
             later = next_state(ws)["view"]
-            assert (later["round"], len(later["events"])) != (state["view"]["round"],
-                                                               len(state["view"]["events"]))
+            assert (later["round"], len(later["events"])) != (
+                state["view"]["round"],
+                len(state["view"]["events"]),
+            )
             assert later["seat"] == 0
 
 
 def test_a_stock_draw_under_slapdown_pauses_the_others(db: Path) -> None:
     with client(db, slap_window=0.4) as c:
         game = new_game(c, ["easy"], rules={"preset": "standard", "slapdown": "rank"})
-        with c.websocket_connect(f"/ws/{game['room']}") as spectator, \
-                c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+        with (
+            c.websocket_connect(f"/ws/{game['room']}") as spectator,
+            c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws,
+        ):
             acted: set[tuple[int, int]] = set()
             while True:
                 view = next_state(ws)["view"]

@@ -21,8 +21,9 @@ from yaniv.view import PlayerView
 
 
 def seats(levels: tuple[str, ...] = ("easy", "medium")) -> list[Seat]:
-    return [Seat("You")] + [Seat(f"Bot{i}", "bot", level=lv, seed=i)
-                            for i, lv in enumerate(levels, 1)]
+    return [Seat("You")] + [
+        Seat(f"Bot{i}", "bot", level=lv, seed=i) for i, lv in enumerate(levels, 1)
+    ]
 
 
 def person_move(table: Table, rng: random.Random) -> Move:
@@ -50,14 +51,22 @@ def test_a_table_runs_turns_for_people_and_bots(tmp_path: Path) -> None:
         assert record.replay(record.load(path)).fingerprint() == table.game.fingerprint()
     assert people > 0
     assert json.loads(path.read_text())["table"]["seats"][1] == {
-        "name": "Bot1", "kind": "bot", "level": "easy", "seed": 1}
+        "name": "Bot1",
+        "kind": "bot",
+        "level": "easy",
+        "seed": 1,
+    }
     table.close()
 
 
 def test_a_saved_table_resumes_exactly(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
-    table = Table(RuleSet.preset("hebrew"), [Seat(f"B{i}", "bot", level="easy", seed=i)
-                                            for i in range(3)], seed=8, record_path=path)
+    table = Table(
+        RuleSet.preset("hebrew"),
+        [Seat(f"B{i}", "bot", level="easy", seed=i) for i in range(3)],
+        seed=8,
+        record_path=path,
+    )
     table.play_automatic(deal=True, limit=70)
     resumed = Table.resume(path, record_path=tmp_path / "copy.json")
     assert resumed.seats == table.seats
@@ -112,15 +121,20 @@ def test_a_failing_computer_player_does_not_stop_the_game() -> None:
 
     register("broken-test")(lambda seed: Broken())
     try:
-        table = Table(RuleSet(), [Seat("A", "bot", level="broken-test"),
-                                  Seat("B", "bot", level="random", seed=1)], seed=2)
+        table = Table(
+            RuleSet(),
+            [Seat("A", "bot", level="broken-test"), Seat("B", "bot", level="random", seed=1)],
+            seed=2,
+        )
         move = table.decide(1 if table.to_move == 1 else 0)
         assert move in table.view(table.to_move).legal_moves
         if table.to_move == 0:
             assert "answered discard AS AH AD AC, which is not legal now" in table.notes[0]
         table.play_automatic(limit=30)
-        assert any(note.startswith("A answered discard AS AH AD AC, which is not legal now; "
-                                   "played ") for note in table.notes)
+        assert any(
+            note.startswith("A answered discard AS AH AD AC, which is not legal now; played ")
+            for note in table.notes
+        )
     finally:
         del BOTS["broken-test"]
 
@@ -138,8 +152,11 @@ def test_decisions_run_on_the_tables_worker_and_close_stops_it() -> None:
 
 
 def test_play_automatic_finishes_a_game_of_bots_and_waits_for_people() -> None:
-    table = Table(RuleSet.preset("quick"), [Seat(f"B{i}", "bot", level="easy", seed=i)
-                                           for i in range(4)], seed=4)
+    table = Table(
+        RuleSet.preset("quick"),
+        [Seat(f"B{i}", "bot", level="easy", seed=i) for i in range(4)],
+        seed=4,
+    )
     played = table.play_automatic(deal=True)
     assert table.game.is_over and played > 10
     people = Table(RuleSet(), seats(), seed=6)
@@ -150,8 +167,11 @@ def test_play_automatic_finishes_a_game_of_bots_and_waits_for_people() -> None:
 
 
 def test_the_story_names_a_stock_card_to_its_drawer_only() -> None:
-    table = Table(RuleSet(), [Seat("Avi", "bot", level="random", seed=2),
-                              Seat("Dana", "bot", level="random", seed=1)], seed=9)
+    table = Table(
+        RuleSet(),
+        [Seat("Avi", "bot", level="random", seed=2), Seat("Dana", "bot", level="random", seed=1)],
+        seed=9,
+    )
     table.play_automatic(limit=12)
     dana = table.story(1)
     spectator = table.story(None)
@@ -159,8 +179,11 @@ def test_the_story_names_a_stock_card_to_its_drawer_only() -> None:
     assert spectator[0].text.startswith("Round 1: Dana starts, ")
     turns = [line for line in spectator if line.seat >= 0]
     assert len(turns) >= 5 and all(line.done == line.text.endswith(".") for line in turns)
-    drawn = [e.card for e in table.events_since(0, 1) if isinstance(e, Drew)
-             and e.source == "stock" and e.seat == 1]
+    drawn = [
+        e.card
+        for e in table.events_since(0, 1)
+        if isinstance(e, Drew) and e.source == "stock" and e.seat == 1
+    ]
     assert drawn, "this seed has Dana draw from the stock"
     card = NAMES[drawn[0] or 0]
     assert any(f"and draw {card} from the stock" in line.text for line in dana)
@@ -169,8 +192,14 @@ def test_the_story_names_a_stock_card_to_its_drawer_only() -> None:
 
 
 def test_the_narrator_tells_turns_slaps_and_results() -> None:
-    game = Game.from_position(RuleSet.preset("slapdown"), [["5H", "KC", "QD"], ["AH", "2H"]],
-                              ["5S", "8C"], [["9C"]], 0, names=["Avi", "Noa"])
+    game = Game.from_position(
+        RuleSet.preset("slapdown"),
+        [["5H", "KC", "QD"], ["AH", "2H"]],
+        ["5S", "8C"],
+        [["9C"]],
+        0,
+        names=["Avi", "Noa"],
+    )
     game.play("discard 5H")
     game.play("draw stock")
     game.play(PASS)
@@ -191,6 +220,7 @@ def test_the_coach_speaks_for_the_seat_to_act() -> None:
     table = Table(RuleSet(), [Seat("You"), Seat("Dana", "bot", level="easy", seed=1)], seed=9)
     table.play_automatic()
     figures: dict[str, Any] = table.coach(0)
-    assert figures["advice"] and all(parse_move(a["move"]) in table.view(0).legal_moves
-                                     for a in figures["advice"])
+    assert figures["advice"] and all(
+        parse_move(a["move"]) in table.view(0).legal_moves for a in figures["advice"]
+    )
     assert table.coach(1) == {"yaniv_probability": None, "advice": []}

@@ -51,11 +51,23 @@ SLAP_ON_FIRST_TURN = 43
 SLAP_ON_SECOND_TURN = 26
 
 
-def make_app(tmp_path: Path, seed: int = 1, levels: tuple[str, ...] = ("easy", "easy"),
-             rules: RuleSet | None = None, start: bool = True, delay: float = 0.0) -> YanivApp:
+def make_app(
+    tmp_path: Path,
+    seed: int = 1,
+    levels: tuple[str, ...] = ("easy", "easy"),
+    rules: RuleSet | None = None,
+    start: bool = True,
+    delay: float = 0.0,
+) -> YanivApp:
     """A deterministic app: fixed seed and names, no bot delay, records in a tmp dir."""
-    options = Options(rules=rules or RuleSet(), levels=levels, name="Tester", seed=seed,
-                      delay=delay, data_dir=tmp_path)
+    options = Options(
+        rules=rules or RuleSet(),
+        levels=levels,
+        name="Tester",
+        seed=seed,
+        delay=delay,
+        data_dir=tmp_path,
+    )
     return YanivApp(options, start=start)
 
 
@@ -71,8 +83,11 @@ async def settle(pilot: Any, app: YanivApp) -> None:
         if isinstance(app.screen, RoundEndScreen):
             return
         controller = app.controller
-        if controller is not None and controller.human_to_act and isinstance(
-                app.screen, TableScreen):
+        if (
+            controller is not None
+            and controller.human_to_act
+            and isinstance(app.screen, TableScreen)
+        ):
             await pilot.pause()
             return
         await asyncio.sleep(0.005)
@@ -112,9 +127,13 @@ def greedy_keys(app: YanivApp) -> list[str]:
 def test_selection_finds_the_laid_order_of_a_run() -> None:
     from yaniv.game import Game
 
-    game = Game.from_position(RuleSet(), [parse_cards("9H 7H KC 8H 2S"), parse_cards("KS QS")],
-                              stock=parse_cards("3C 4C 5C"), discards=[parse_cards("AD")],
-                              to_move=0)
+    game = Game.from_position(
+        RuleSet(),
+        [parse_cards("9H 7H KC 8H 2S"), parse_cards("KS QS")],
+        stock=parse_cards("3C 4C 5C"),
+        discards=[parse_cards("AD")],
+        to_move=0,
+    )
     view = game.view(0)
     nine, seven, king, eight, two = parse_cards("9H 7H KC 8H 2S")
     move, reason = selection_move([], view)
@@ -134,9 +153,13 @@ def test_selection_finds_the_laid_order_of_a_run() -> None:
 def test_selection_reasons_and_runs() -> None:
     from yaniv.game import Game
 
-    game = Game.from_position(RuleSet(), [parse_cards("9H 7H RJ 8C 2S"), parse_cards("KS QS")],
-                              stock=parse_cards("3C 4C 5C"), discards=[parse_cards("AD")],
-                              to_move=0)
+    game = Game.from_position(
+        RuleSet(),
+        [parse_cards("9H 7H RJ 8C 2S"), parse_cards("KS QS")],
+        stock=parse_cards("3C 4C 5C"),
+        discards=[parse_cards("AD")],
+        to_move=0,
+    )
     view = game.view(0)
     nine, seven, joker, eight_c, two = parse_cards("9H 7H RJ 8C 2S")
     move, reason = selection_move([nine, seven, joker], view)
@@ -153,7 +176,8 @@ def test_describe_turn_in_plain_words() -> None:
     moves: list[Move] = [Discard((seven, eight, nine)), Draw(four)]
     assert describe_turn("Dana", moves) == "Dana discards 7H 8H 9H and takes 4C from the pile"
     assert describe_turn("You", [Discard((seven,)), Draw(None)], you=True, drawn=four) == (
-        "You discard 7H and draw 4C from the stock")
+        "You discard 7H and draw 4C from the stock"
+    )
 
 
 # ----------------------------------------------------------------- the pilot
@@ -181,7 +205,7 @@ def test_a_whole_round_by_key_presses(tmp_path: Path) -> None:
                 shown = [w.card for w in marked]
                 assert sorted(c for c in shown if c is not None) == sorted(view.pickable)
                 assert None not in shown
-                assert [w.border_title for w in marked] == list(PILE_KEYS[:len(marked)])
+                assert [w.border_title for w in marked] == list(PILE_KEYS[: len(marked)])
                 if view.can_yaniv:
                     assert "y: YANIV!" in text_of(screen.query_one("#status"))
                 for key in greedy_keys(app):
@@ -219,9 +243,15 @@ def test_illegal_selection_says_why(tmp_path: Path) -> None:
             screen = table(app)
             hand = sorted(screen.view.hand, key=sort_key)
             # Two cards of different ranks are never a discard.
-            pair = next(((i, j) for i in range(len(hand)) for j in range(i + 1, len(hand))
-                         if RANK[hand[i]] != RANK[hand[j]] and hand[i] < 52 and hand[j] < 52),
-                        None)
+            pair = next(
+                (
+                    (i, j)
+                    for i in range(len(hand))
+                    for j in range(i + 1, len(hand))
+                    if RANK[hand[i]] != RANK[hand[j]] and hand[i] < 52 and hand[j] < 52
+                ),
+                None,
+            )
             assert pair is not None
             await pilot.press(str(pair[0] + 1), str(pair[1] + 1))
             assert "✗" in text_of(screen.query_one("#selection"))
@@ -237,8 +267,7 @@ def test_illegal_selection_says_why(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset, seed", [("draw_first", 11),
-                                          ("slapdown", SLAP_ON_SECOND_TURN)])
+@pytest.mark.parametrize("preset, seed", [("draw_first", 11), ("slapdown", SLAP_ON_SECOND_TURN)])
 def test_draw_first_and_slapdown_turns(tmp_path: Path, preset: str, seed: int) -> None:
     """Each variant's turn prompts are shown, and its turns are played in its order."""
     rules = RuleSet.preset(preset)
@@ -273,13 +302,17 @@ def test_draw_first_and_slapdown_turns(tmp_path: Path, preset: str, seed: int) -
             if rules.draw_first:
                 assert {Phase.START, Phase.DISCARD} <= prompts
                 # Every turn of the person's: a draw, then a discard.
-                assert all(isinstance(moves[0], Draw) and isinstance(moves[1], Discard)
-                           for moves in mine if moves[0] != YANIV)
+                assert all(
+                    isinstance(moves[0], Draw) and isinstance(moves[1], Discard)
+                    for moves in mine
+                    if moves[0] != YANIV
+                )
             else:
                 assert Phase.SLAP in prompts, "no slap window opened for the person"
                 # The greedy keys keep the card (p): a discard, a draw, then the pass.
-                assert any(isinstance(moves[-1], Pass) and isinstance(moves[1], Draw)
-                           for moves in mine)
+                assert any(
+                    isinstance(moves[-1], Pass) and isinstance(moves[1], Draw) for moves in mine
+                )
                 assert any("then keep it" in line for line in controller.log_lines())
 
     asyncio.run(main())
@@ -289,8 +322,9 @@ def test_slapdown_prompt(tmp_path: Path) -> None:
     """This seed gives the person a stock card matching their discard: slap it with l."""
 
     async def main() -> None:
-        app = make_app(tmp_path, seed=SLAP_ON_FIRST_TURN, levels=("random",),
-                       rules=RuleSet.preset("slapdown"))
+        app = make_app(
+            tmp_path, seed=SLAP_ON_FIRST_TURN, levels=("random",), rules=RuleSet.preset("slapdown")
+        )
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, app)
             for _ in range(5):
@@ -464,13 +498,16 @@ def test_setup_screen_refuses_a_bad_option(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--option", "bogus=1"], "bogus"),
-    (["--option", "yaniv_threshold"], "KEY=VALUE"),
-    (["--level", "grandmaster"], "grandmaster"),
-    (["--rules", "nope"], "nope"),
-    (["--opponents", "9"], "less than or equal to 7"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--option", "bogus=1"], "bogus"),
+        (["--option", "yaniv_threshold"], "KEY=VALUE"),
+        (["--level", "grandmaster"], "grandmaster"),
+        (["--rules", "nope"], "nope"),
+        (["--opponents", "9"], "less than or equal to 7"),
+    ],
+)
 def test_bad_flags_give_clear_errors(args: list[str], words: str) -> None:
     result = CliRunner().invoke(cli_app, ["play", *args], env={"COLUMNS": "200"})
     assert result.exit_code == 2
@@ -480,10 +517,28 @@ def test_bad_flags_give_clear_errors(args: list[str], words: str) -> None:
 def test_flags_make_the_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: list[Options] = []
     monkeypatch.setattr(YanivApp, "run", lambda self, *a, **k: seen.append(self.options))
-    result = CliRunner().invoke(cli_app, [
-        "play", "--opponents", "2", "--level", "easy", "--rules", "hebrew",
-        "--option", "yaniv_threshold=5", "--seed", "5", "--name", "Dana",
-        "--delay", "0", "--data-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli_app,
+        [
+            "play",
+            "--opponents",
+            "2",
+            "--level",
+            "easy",
+            "--rules",
+            "hebrew",
+            "--option",
+            "yaniv_threshold=5",
+            "--seed",
+            "5",
+            "--name",
+            "Dana",
+            "--delay",
+            "0",
+            "--data-dir",
+            str(tmp_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (options,) = seen
     assert options.levels == ("easy", "easy") and options.seed == 5 and options.name == "Dana"
@@ -499,8 +554,7 @@ ENGINE_CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|RJ|BJ)\b")
 
 def panel_texts(screen: TableScreen) -> dict[str, str]:
     """The text of every panel that names cards, except the move log and the coach."""
-    texts = {key: text_of(screen.query_one(key))
-             for key in ("#status", "#pile-note", "#selection")}
+    texts = {key: text_of(screen.query_one(key)) for key in ("#status", "#pile-note", "#selection")}
     for box in screen.query(".opponent"):
         texts[f"#{box.id}"] = text_of(box) + str(box.border_title)
     for widget in screen.query(CardWidget).results(CardWidget):
@@ -511,10 +565,17 @@ def panel_texts(screen: TableScreen) -> dict[str, str]:
 
 def test_one_card_notation() -> None:
     assert [card_face(c) for c in parse_cards("TC QH AS 2D RJ BJ")] == [
-        "10♣", "Q♥", "A♠", "2♦", "★", "★"]
+        "10♣",
+        "Q♥",
+        "A♠",
+        "2♦",
+        "★",
+        "★",
+    ]
     assert card_text(parse_card("TC"), "four", on_card=True).plain == "10♣"
     assert ui_card_names("TC was just taken; RJ and 10H and KS stay, R21 too") == (
-        "10♣ was just taken; ★ and 10♥ and K♠ stay, R21 too")
+        "10♣ was just taken; ★ and 10♥ and K♠ stay, R21 too"
+    )
 
 
 @pytest.mark.slow
@@ -556,8 +617,9 @@ def test_four_colour_deck_colours_every_suit(tmp_path: Path) -> None:
     assert len(set(in_text)) == 4  # spades in the foreground colour, the others coloured
 
     async def main() -> None:
-        options = Options(levels=("easy",), name="Tester", seed=1, delay=0, four_color=True,
-                          data_dir=tmp_path)
+        options = Options(
+            levels=("easy",), name="Tester", seed=1, delay=0, four_color=True, data_dir=tmp_path
+        )
         app = YanivApp(options, start=True)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, app)
@@ -580,7 +642,7 @@ def test_four_colour_deck_colours_every_suit(tmp_path: Path) -> None:
 
 
 def _hue(hex_colour: str) -> str:
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return "rgb"[max(range(3), key=lambda i: (r, g, b)[i])]
 
 
@@ -626,9 +688,14 @@ def test_deliberate_cost_counts_the_bonus() -> None:
     from yaniv.game import Game
 
     rules = RuleSet.preset("hebrew")
-    game = Game.from_position(rules, [parse_cards("2S 3S 4D"), parse_cards("KS QS")],
-                              stock=parse_cards("3C 4C 5C"), discards=[parse_cards("AD")],
-                              to_move=0, scores=[61, 0])
+    game = Game.from_position(
+        rules,
+        [parse_cards("2S 3S 4D"), parse_cards("KS QS")],
+        stock=parse_cards("3C 4C 5C"),
+        discards=[parse_cards("AD")],
+        to_move=0,
+        scores=[61, 0],
+    )
     view = game.view(0)
     assert view.hand_value == 9
     cost = deliberate_cost(view)
@@ -680,19 +747,22 @@ def test_y_says_why_no_yaniv(tmp_path: Path, preset: str, seed: int) -> None:
             screen = table(app)
             view = screen.view
             assert not view.can_yaniv and view.hand_value > rules.yaniv_threshold
-            assert "y" not in screen.active_bindings or not screen.active_bindings[
-                "y"].binding.show, "the footer offers no Yaniv"
+            assert (
+                "y" not in screen.active_bindings or not screen.active_bindings["y"].binding.show
+            ), "the footer offers no Yaniv"
             await pilot.press("y")
             said = text_of(screen.query_one("#selection"))
-            assert (f"your hand is {view.hand_value}, over the Yaniv threshold "
-                    f"{rules.yaniv_threshold}") in said
+            assert (
+                f"your hand is {view.hand_value}, over the Yaniv threshold {rules.yaniv_threshold}"
+            ) in said
             if rules.draw_first:
                 await pilot.press("s")  # the draw: Yaniv is past for this turn
                 await pilot.pause()
                 assert screen.view.phase == Phase.DISCARD
                 await pilot.press("y")
                 assert "Yaniv only at the start of your turn" in text_of(
-                    screen.query_one("#selection"))
+                    screen.query_one("#selection")
+                )
 
     asyncio.run(main())
 
@@ -718,8 +788,9 @@ def test_footer_offers_the_pile_keys_there_are(tmp_path: Path) -> None:
                     assert active.binding.key_display == "/".join(PILE_KEYS[:count])
                 else:
                     assert active is None or not active.binding.show
-                footer = " ".join(str(getattr(key, "key_display", ""))
-                                  for key in screen.query("FooterKey"))
+                footer = " ".join(
+                    str(getattr(key, "key_display", "")) for key in screen.query("FooterKey")
+                )
                 assert ("a/b" in footer) == (count == 2), footer
                 for key in greedy_keys(app):
                     await pilot.press(key)
@@ -741,8 +812,11 @@ def test_draw_first_pile_offers_nothing_after_the_draw(tmp_path: Path) -> None:
             for _ in range(8):
                 screen = table(app)
                 view = screen.view
-                if view.phase == Phase.START and len(previous_discard(view)) >= 2 and (
-                        takeable(view)):
+                if (
+                    view.phase == Phase.START
+                    and len(previous_discard(view)) >= 2
+                    and (takeable(view))
+                ):
                     break
                 for key in greedy_keys(app):
                     await pilot.press(key)
@@ -755,8 +829,9 @@ def test_draw_first_pile_offers_nothing_after_the_draw(tmp_path: Path) -> None:
             view = screen.view
             assert view.phase == Phase.DISCARD and taken in view.hand
             assert not screen.query(".card.-pickable")
-            shown = [w.card for w in screen.query("#pile CardWidget").results(CardWidget)
-                     if w.display]
+            shown = [
+                w.card for w in screen.query("#pile CardWidget").results(CardWidget) if w.display
+            ]
             assert shown and taken not in shown
             assert all(not w.border_title for w in screen.query("#pile CardWidget"))
             assert "may take" not in text_of(screen.query_one("#pile-note"))
@@ -797,12 +872,18 @@ def test_round_end_keeps_its_key_line_in_view(tmp_path: Path) -> None:
     """A long game's round-end report scrolls; `Enter: next round` stays on screen."""
     from yaniv.game import Game
 
-    hands = [parse_cards(h) for h in ("AS 2S", "KS QS", "KH QH", "KD QD", "KC QC", "JS JH",
-                                      "JD JC", "9S 9H")]
-    game = Game.from_position(RuleSet(), hands, stock=parse_cards("3C 4C 5C"),
-                              discards=[parse_cards("AD")], to_move=0,
-                              names=["You", "Dana", "Avi", "Noa", "Yossi", "Maya", "Eli",
-                                     "Tamar"])
+    hands = [
+        parse_cards(h)
+        for h in ("AS 2S", "KS QS", "KH QH", "KD QD", "KC QC", "JS JH", "JD JC", "9S 9H")
+    ]
+    game = Game.from_position(
+        RuleSet(),
+        hands,
+        stock=parse_cards("3C 4C 5C"),
+        discards=[parse_cards("AD")],
+        to_move=0,
+        names=["You", "Dana", "Avi", "Noa", "Yossi", "Maya", "Eli", "Tamar"],
+    )
     game.play(YANIV)
     view = game.view(0)
     history = tuple(tuple(r * 5 + s for s in range(8)) for r in range(30))
@@ -852,19 +933,20 @@ def test_play_help_shows_flags_as_flags() -> None:
     assert "--setup" in result.output
 
 
-def test_flags_four_colour_no_colour_and_start(monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
+def test_flags_four_colour_no_colour_and_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     seen: list[tuple[Options, bool]] = []
-    monkeypatch.setattr(YanivApp, "run",
-                        lambda self, *a, **k: seen.append((self.options, self.start_at_table)))
+    monkeypatch.setattr(
+        YanivApp, "run", lambda self, *a, **k: seen.append((self.options, self.start_at_table))
+    )
     # --no-color sets NO_COLOR for Textual in this process: undo it after the test.
     monkeypatch.setenv("NO_COLOR", "")
     monkeypatch.delenv("NO_COLOR")
     base = ["play", "--level", "easy", "--data-dir", str(tmp_path)]
     runner = CliRunner()
     assert runner.invoke(cli_app, base).exit_code == 0
-    assert runner.invoke(cli_app, [*base, "--four-color", "--no-color", "--start"]
-                         ).exit_code == 0
+    assert runner.invoke(cli_app, [*base, "--four-color", "--no-color", "--start"]).exit_code == 0
     (plain, plain_start), (chosen, chosen_start) = seen
     assert not plain.four_color and not plain.no_color and not plain_start
     assert chosen.four_color and chosen.no_color and chosen_start

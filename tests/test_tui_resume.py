@@ -20,8 +20,7 @@ from yaniv.tui.dialogs import HelpScreen, RoundEndScreen
 
 
 def saved_game(tmp_path: Path, moves: int) -> Controller:
-    options = Options(levels=("easy", "medium"), name="Dana", seed=4, delay=0,
-                      data_dir=tmp_path)
+    options = Options(levels=("easy", "medium"), name="Dana", seed=4, delay=0, data_dir=tmp_path)
     controller = Controller(options)
     table = controller.table
     for _ in range(moves):
@@ -47,8 +46,12 @@ def test_resume_goes_on_with_the_latest_unfinished_game(tmp_path: Path) -> None:
 def test_resume_says_why_not(tmp_path: Path) -> None:
     with pytest.raises(YanivError, match="no unfinished game is saved in"):
         resume_game(None, tmp_path / "games", Options())
-    table = Table(RuleSet.preset("quick"), [Seat("Dana"), Seat("Avi", "bot", level="easy")],
-                  seed=2, record_path=tmp_path / "games" / "done.json")
+    table = Table(
+        RuleSet.preset("quick"),
+        [Seat("Dana"), Seat("Avi", "bot", level="easy")],
+        seed=2,
+        record_path=tmp_path / "games" / "done.json",
+    )
     while not table.game.is_over:
         if table.waiting_for == 0:
             moves = table.view(0).legal_moves
@@ -65,8 +68,7 @@ def test_the_play_command_names_the_resume_problems(tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(cli_app, ["play", "--resume", "--data-dir", str(tmp_path)])
     assert result.exit_code == 2 and "no unfinished game is saved in" in result.output
-    result = runner.invoke(cli_app, ["play", str(tmp_path / "x.json"), "--data-dir",
-                                     str(tmp_path)])
+    result = runner.invoke(cli_app, ["play", str(tmp_path / "x.json"), "--data-dir", str(tmp_path)])
     assert result.exit_code == 2 and "--resume" in result.output
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "yaniv-record"}))
@@ -79,18 +81,29 @@ def test_the_play_command_names_the_resume_problems(tmp_path: Path) -> None:
 def out_after_the_first_round() -> Controller:
     """The person (seat 0, 190 points, a hand of 30) is out when Avi calls Yaniv at once; the
     others are near the limit too, so the game ends a few rounds later."""
-    game = Game.from_position(RuleSet(), [["KS", "QS", "JS"], ["AH"], ["2C", "3C"]],
-                              ["4D", "5D", "6D"], [["9C"]], 1, scores=[190, 120, 120],
-                              names=["Dana", "Avi", "Noa"], seed=7)
-    seats = [Seat("Dana"), Seat("Avi", "bot", level="easy", seed=1),
-             Seat("Noa", "bot", level="easy", seed=2)]
+    game = Game.from_position(
+        RuleSet(),
+        [["KS", "QS", "JS"], ["AH"], ["2C", "3C"]],
+        ["4D", "5D", "6D"],
+        [["9C"]],
+        1,
+        scores=[190, 120, 120],
+        names=["Dana", "Avi", "Noa"],
+        seed=7,
+    )
+    seats = [
+        Seat("Dana"),
+        Seat("Avi", "bot", level="easy", seed=1),
+        Seat("Noa", "bot", level="easy", seed=2),
+    ]
     options = Options(levels=("easy", "easy"), name="Dana", delay=0)
     return Controller(options, Table(RuleSet(), seats, game=game))
 
 
 @pytest.mark.parametrize("key", ["r", "w"])
 def test_a_person_who_is_out_skips_or_watches_to_the_result(
-        key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(table_screen, "WATCH_DELAY", 0.0)
     monkeypatch.setattr(table_screen, "WATCH_PAUSE", 0.0)
 

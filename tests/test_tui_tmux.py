@@ -14,8 +14,9 @@ import pytest
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("tmux") is None,
-                       reason="tmux is not installed (apt-get install tmux)"),
+    pytest.mark.skipif(
+        shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)"
+    ),
 ]
 
 YANIV = Path(sys.executable).with_name("yaniv")
@@ -45,8 +46,9 @@ def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
     _need_script()
     session = f"yaniv-test-{uuid.uuid4().hex[:8]}"
     done = tmp_path / "exited"
-    command = (f"{YANIV} play --seed 7 --delay 0 --level easy --data-dir {tmp_path}; "
-               f"touch {done}; sleep 5")
+    command = (
+        f"{YANIV} play --seed 7 --delay 0 --level easy --data-dir {tmp_path}; touch {done}; sleep 5"
+    )
     _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
         _wait_for(lambda s: "press Enter to start" in s, session)
@@ -74,9 +76,18 @@ def test_setup_fits_80x24_and_y_says_why(tmp_path: Path) -> None:
     _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
     try:
         screen = _wait_for(lambda s: "press Enter to start" in s, session)
-        for words in ("Your name", "Seed", "Opponents", "Delay", "Levels", "Rules",
-                      "[ ] four-colour deck", "[ ] no colour", "Options",
-                      "Start the game (Enter)"):
+        for words in (
+            "Your name",
+            "Seed",
+            "Opponents",
+            "Delay",
+            "Levels",
+            "Rules",
+            "[ ] four-colour deck",
+            "[ ] no colour",
+            "Options",
+            "Start the game (Enter)",
+        ):
             assert words in screen, f"{words!r} is not on the 80x24 setup screen:\n{screen}"
         _tmux("send-keys", "-t", session, "Enter")
         _wait_for(lambda s: "YOUR TURN" in s, session)

@@ -43,8 +43,13 @@ def tokens(data: object) -> set[str]:
 
 
 def test_view_facts() -> None:
-    game = Game.from_position(None, [["KS", "4C"], ["AH", "2H"], ["5C", "6D"]],
-                              ["3C", "8S"], [["9C"], ["7H", "8H", "9H"]], to_move=0)
+    game = Game.from_position(
+        None,
+        [["KS", "4C"], ["AH", "2H"], ["5C", "6D"]],
+        ["3C", "8S"],
+        [["9C"], ["7H", "8H", "9H"]],
+        to_move=0,
+    )
     game.play("discard KS")
     game.play("draw 9H")
     view = game.view(2)
@@ -55,8 +60,11 @@ def test_view_facts() -> None:
     assert parse_card("KS") not in view.unseen() and parse_card("9H") not in view.unseen()
     assert parse_card("AH") in view.unseen() and parse_card("3C") in view.unseen()
     mover = game.view(1)
-    assert mover.my_turn and {str(m) for m in mover.legal_moves} == {"yaniv", "discard AH",
-                                                                 "discard 2H"}
+    assert mover.my_turn and {str(m) for m in mover.legal_moves} == {
+        "yaniv",
+        "discard AH",
+        "discard 2H",
+    }
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -141,8 +149,9 @@ def test_the_events_name_every_move_and_refill() -> None:
     # A spectator sees no card drawn from the stock; seat 0 sees its own, seat 1's not.
     assert game.events_since(0, None) == expected
     mine = game.events_since(0, 0)
-    own = [i for i, e in enumerate(mine) if isinstance(e, Drew) and e.seat == 0
-           and e.source == "stock"]
+    own = [
+        i for i, e in enumerate(mine) if isinstance(e, Drew) and e.seat == 0 and e.source == "stock"
+    ]
     assert own and all(mine[i].card is not None for i in own)  # type: ignore[union-attr]
     assert [e.seen_by(None) for e in mine] == expected
     assert game.view(0).events == tuple(mine)

@@ -59,8 +59,9 @@ def test_module_parses(path: Path) -> None:
     mjs = path.with_suffix(".check.mjs")
     try:
         mjs.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-        run = subprocess.run(["node", "--check", str(mjs)], capture_output=True, text=True,
-                             timeout=30)
+        run = subprocess.run(
+            ["node", "--check", str(mjs)], capture_output=True, text=True, timeout=30
+        )
     finally:
         mjs.unlink(missing_ok=True)
     assert run.returncode == 0, run.stderr
@@ -88,8 +89,11 @@ def test_every_key_used_exists() -> None:
         text = path.read_text(encoding="utf-8")
         used |= set(re.findall(r"""\bt\(\s*["']([^"']+)["']""", text))
         # keys chosen at run time are written out as literals ("rank.T", "table.pile_card")
-        used |= {m for m in re.findall(r"""["']([a-z]+\.[A-Za-z0-9_]+)["']""", text)
-                 if m.split(".")[0] in prefixes}
+        used |= {
+            m
+            for m in re.findall(r"""["']([a-z]+\.[A-Za-z0-9_]+)["']""", text)
+            if m.split(".")[0] in prefixes
+        }
     # t(`net.${status}`): the socket's statuses
     used |= {f"net.{s}" for s in ("connecting", "open", "reconnecting", "no_room", "forbidden")}
     assert any(key.startswith("turn.") for key in used)
@@ -108,8 +112,10 @@ def test_card_names_are_complete() -> None:
         assert "{rank}" in cat["card.name"] and "{suit}" in cat["card.name"]
 
 
-UNSAFE = re.compile(r"\.(innerHTML|outerHTML)\s*[+]?=\s*(.*)|insertAdjacentHTML\s*\(|"
-                    r"document\.write(ln)?\s*\(|\beval\s*\(|new\s+Function\s*\(")
+UNSAFE = re.compile(
+    r"\.(innerHTML|outerHTML)\s*[+]?=\s*(.*)|insertAdjacentHTML\s*\(|"
+    r"document\.write(ln)?\s*\(|\beval\s*\(|new\s+Function\s*\("
+)
 
 
 def test_no_markup_from_data() -> None:
@@ -127,12 +133,15 @@ def test_html_sets_language_and_viewport() -> None:
     html = (WEB / "index.html").read_text(encoding="utf-8")
     assert '<meta name="viewport"' in html
     assert 'type="module"' in html
-    assert 'aria-live' in html
+    assert "aria-live" in html
 
 
 def test_css_mirrors_with_logical_properties() -> None:
     css = "\n".join(p.read_text(encoding="utf-8") for p in WEB.rglob("*.css"))
-    physical = re.findall(r"(?<![\w-])(margin|padding|border)-(left|right)\b|"
-                          r"(?<![\w-])(left|right)\s*:|text-align:\s*(left|right)", css)
+    physical = re.findall(
+        r"(?<![\w-])(margin|padding|border)-(left|right)\b|"
+        r"(?<![\w-])(left|right)\s*:|text-align:\s*(left|right)",
+        css,
+    )
     assert not physical, physical
     assert "prefers-reduced-motion" in css

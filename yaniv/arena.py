@@ -33,9 +33,22 @@ from .protocol import QUIT_GRACE, STARTUP_LIMIT, BotFailure, CmdBot, check_time_
 from .rules import RuleSet
 
 __all__ = [
-    "MAX_MOVES", "BotFailure", "BotStats", "GameTask", "calibration_table", "check_max_moves",
-    "check_spec", "check_time_limit", "deal_for", "entrant_names", "lineup_for", "make_bot",
-    "percentile", "play_game", "run_arena", "wilson",
+    "MAX_MOVES",
+    "BotFailure",
+    "BotStats",
+    "GameTask",
+    "calibration_table",
+    "check_max_moves",
+    "check_spec",
+    "check_time_limit",
+    "deal_for",
+    "entrant_names",
+    "lineup_for",
+    "make_bot",
+    "percentile",
+    "play_game",
+    "run_arena",
+    "wilson",
 ]
 
 #: A game still running after this many moves is stopped and reported as capped (no winner).
@@ -48,12 +61,10 @@ MAX_MOVES = 5_000
 def check_max_moves(max_moves: int) -> None:
     """Raise YanivError unless ``max_moves`` is a positive whole number."""
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-        raise YanivError(f"--max-moves {max_moves!r}: expected a whole number of moves, "
-                         "at least 1")
+        raise YanivError(f"--max-moves {max_moves!r}: expected a whole number of moves, at least 1")
 
 
-def make_bot(spec: str, seed: int, time_limit: float,
-             startup_limit: float = STARTUP_LIMIT) -> Any:
+def make_bot(spec: str, seed: int, time_limit: float, startup_limit: float = STARTUP_LIMIT) -> Any:
     """A bot from its spec: a level name, or ``cmd:COMMAND``."""
     if spec.startswith("cmd:"):
         return CmdBot(spec[4:], time_limit, startup_limit=startup_limit)
@@ -71,8 +82,9 @@ def check_spec(spec: str) -> None:
     from .bots.base import bot_names
 
     if spec not in bot_names():
-        raise YanivError(f"unknown bot {spec!r}; bots: {', '.join(sorted(bot_names()))}, "
-                         "or cmd:COMMAND")
+        raise YanivError(
+            f"unknown bot {spec!r}; bots: {', '.join(sorted(bot_names()))}, or cmd:COMMAND"
+        )
 
 
 # ----------------------------------------------------------------- one game
@@ -92,8 +104,9 @@ class GameTask:
     startup_limit: float = STARTUP_LIMIT
 
 
-def deal_for(rules: RuleSet, out: Sequence[bool], round_no: int, deal_seed: int,
-             starter: int) -> Deal:
+def deal_for(
+    rules: RuleSet, out: Sequence[bool], round_no: int, deal_seed: int, starter: int
+) -> Deal:
     """Round ``round_no``'s deal, from its own seed, so every rotation gets the same cards."""
     rng = random.Random(deal_seed * 1009 + round_no)
     cards = deck(rules.jokers)
@@ -104,9 +117,9 @@ def deal_for(rules: RuleSet, out: Sequence[bool], round_no: int, deal_seed: int,
         if out[s]:
             hands.append(())
         else:
-            hands.append(tuple(cards[k:k + rules.hand_size]))
+            hands.append(tuple(cards[k : k + rules.hand_size]))
             k += rules.hand_size
-    return Deal(tuple(hands), cards[k], tuple(cards[k + 1:]), starter)
+    return Deal(tuple(hands), cards[k], tuple(cards[k + 1 :]), starter)
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
@@ -137,14 +150,18 @@ def play_game(task: GameTask) -> dict[str, Any]:
     try:
         for s, spec in enumerate(seats):
             try:
-                bots.append(make_bot(spec, deal_seed * 16 + s, task.time_limit,
-                                     task.startup_limit))
+                bots.append(make_bot(spec, deal_seed * 16 + s, task.time_limit, task.startup_limit))
             except YanivError as exc:
                 errors.append((s, str(exc)))
                 raise
         programs = [isinstance(b, CmdBot) for b in bots]
-        game = Game.new(task.rules, players=n, seed=deal_seed, names=list(seats),
-                        deal=deal_for(task.rules, [False] * n, 1, deal_seed, 1))
+        game = Game.new(
+            task.rules,
+            players=n,
+            seed=deal_seed,
+            names=list(seats),
+            deal=deal_for(task.rules, [False] * n, 1, deal_seed, 1),
+        )
         while True:
             phase = game.phase
             if phase == Phase.GAME_OVER:
@@ -152,8 +169,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
             if phase == Phase.ROUND_OVER:
                 res = game.result
                 assert res is not None and res.next_starter is not None
-                game.next_round(deal_for(task.rules, game.out, game.round_no + 1, deal_seed,
-                                         res.next_starter))
+                game.next_round(
+                    deal_for(task.rules, game.out, game.round_no + 1, deal_seed, res.next_starter)
+                )
                 continue
             if moves >= task.max_moves:
                 capped = True
@@ -180,8 +198,11 @@ def play_game(task: GameTask) -> dict[str, Any]:
                 errors.append((seat, f"{seats[seat]} played an illegal move '{move}': {why}"))
                 break
             p = -1.0
-            if (task.calibration and move == YANIV
-                    and game.values[seat] <= task.rules.yaniv_threshold):
+            if (
+                task.calibration
+                and move == YANIV
+                and game.values[seat] <= task.rules.yaniv_threshold
+            ):
                 from .bots.coach import yaniv_success_probability
 
                 p = yaniv_success_probability(view)
@@ -207,10 +228,20 @@ def play_game(task: GameTask) -> dict[str, Any]:
     if failed:
         winners = tuple(s for s in range(n) if s not in failed)
     return {
-        "index": task.index, "seats": list(seats), "entrants": entrants,
-        "winners": list(winners), "scores": scores, "rounds": rounds, "moves": moves,
-        "capped": capped, "points": points, "calls": calls,
-        "assafs": assafs, "times": times, "startup": startup, "calib": calib,
+        "index": task.index,
+        "seats": list(seats),
+        "entrants": entrants,
+        "winners": list(winners),
+        "scores": scores,
+        "rounds": rounds,
+        "moves": moves,
+        "capped": capped,
+        "points": points,
+        "calls": calls,
+        "assafs": assafs,
+        "times": times,
+        "startup": startup,
+        "calib": calib,
         "errors": [[s, seats[s] if s >= 0 else "", msg] for s, msg in errors],
     }
 
@@ -247,15 +278,26 @@ def calibration_table(pairs: Sequence[tuple[float, bool]]) -> list[dict[str, Any
         lo, hi = d / 10, (d + 1) / 10
         sel = [(p, ok) for p, ok in pairs if lo <= p < hi or (d == 9 and p == 1.0)]
         if not sel:
-            rows.append({"decile": f"{lo:.1f}-{hi:.1f}", "calls": 0, "predicted": None,
-                         "observed": None, "ci95": None})
+            rows.append(
+                {
+                    "decile": f"{lo:.1f}-{hi:.1f}",
+                    "calls": 0,
+                    "predicted": None,
+                    "observed": None,
+                    "ci95": None,
+                }
+            )
             continue
         wins = sum(ok for _, ok in sel)
-        rows.append({
-            "decile": f"{lo:.1f}-{hi:.1f}", "calls": len(sel),
-            "predicted": sum(p for p, _ in sel) / len(sel), "observed": wins / len(sel),
-            "ci95": list(wilson(wins, len(sel))),
-        })
+        rows.append(
+            {
+                "decile": f"{lo:.1f}-{hi:.1f}",
+                "calls": len(sel),
+                "predicted": sum(p for p, _ in sel) / len(sel),
+                "observed": wins / len(sel),
+                "ci95": list(wilson(wins, len(sel))),
+            }
+        )
     return rows
 
 
@@ -280,22 +322,36 @@ class BotStats:
         """The report's entry for this entrant."""
         lo, hi = wilson(self.wins, self.games)
         return {
-            "name": self.name, "spec": self.spec or self.name,
-            "games": self.games, "wins": self.wins,
-            "win_rate": self.wins / self.games if self.games else 0.0, "ci95": [lo, hi],
+            "name": self.name,
+            "spec": self.spec or self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.wins / self.games if self.games else 0.0,
+            "ci95": [lo, hi],
             "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal()},
             "rounds": self.rounds,
             "mean_round_points": self.points / self.rounds if self.rounds else 0.0,
-            "capped": self.capped, "yaniv_calls": self.calls, "assafs": self.assafs,
+            "capped": self.capped,
+            "yaniv_calls": self.calls,
+            "assafs": self.assafs,
             "assaf_rate": self.assafs / self.calls if self.calls else 0.0,
             "decisions": len(self.times),
-            "decision_ms": {"median": percentile(self.times, 0.5),
-                            "p99": percentile(self.times, 0.99),
-                            "mean": statistics.fmean(self.times) if self.times else 0.0},
-            "startup_ms": ({"median": percentile(self.startup, 0.5),
-                            "max": max(self.startup), "count": len(self.startup)}
-                           if self.startup else None),
-            "errors": len(self.errors), "error_messages": self.errors[:5],
+            "decision_ms": {
+                "median": percentile(self.times, 0.5),
+                "p99": percentile(self.times, 0.99),
+                "mean": statistics.fmean(self.times) if self.times else 0.0,
+            },
+            "startup_ms": (
+                {
+                    "median": percentile(self.startup, 0.5),
+                    "max": max(self.startup),
+                    "count": len(self.startup),
+                }
+                if self.startup
+                else None
+            ),
+            "errors": len(self.errors),
+            "error_messages": self.errors[:5],
         }
 
 
@@ -327,9 +383,16 @@ def entrant_names(lineup: Sequence[str]) -> list[str]:
 
 
 def run_arena(
-    bots: Sequence[str], players: int, games: int, rules: RuleSet, seed: int = 1,
-    jobs: int = 1, calibration: bool = False, time_limit: float = 10.0,
-    on_game: Callable[[dict[str, Any]], None] | None = None, max_moves: int = MAX_MOVES,
+    bots: Sequence[str],
+    players: int,
+    games: int,
+    rules: RuleSet,
+    seed: int = 1,
+    jobs: int = 1,
+    calibration: bool = False,
+    time_limit: float = 10.0,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+    max_moves: int = MAX_MOVES,
     startup_limit: float = STARTUP_LIMIT,
 ) -> dict[str, Any]:
     """Play ``games`` games and return the report (see the module's docstring)."""
@@ -346,8 +409,10 @@ def run_arena(
     check_max_moves(max_moves)
     lineup = lineup_for(bots, players)
     Game.new(rules, players=players)  # refuses an unplayable table with a clear error
-    tasks = [GameTask(i, lineup, rules, seed, calibration, time_limit, max_moves, startup_limit)
-             for i in range(games)]
+    tasks = [
+        GameTask(i, lineup, rules, seed, calibration, time_limit, max_moves, startup_limit)
+        for i in range(games)
+    ]
     results: list[dict[str, Any]] = []
     if jobs == 1:
         for t in tasks:
@@ -388,24 +453,38 @@ def run_arena(
         for s, _spec, msg in r["errors"]:
             if s >= 0:
                 stats[entrants[s]].errors.append(msg)
-            errors.append({"game": r["index"], "seat": s,
-                           "bot": names[entrants[s]] if s >= 0 else "", "error": msg})
+            errors.append(
+                {
+                    "game": r["index"],
+                    "seat": s,
+                    "bot": names[entrants[s]] if s >= 0 else "",
+                    "error": msg,
+                }
+            )
         calib.extend((p, ok) for p, ok in r["calib"])
         if r["capped"]:
             continue  # no result: the ratings learn nothing from it
         # Rating: winners first, then by final score (lower is better).
         order = sorted(set(r["scores"]))
-        ranks = [0.0 if s in r["winners"] else 1.0 + order.index(r["scores"][s])
-                 for s in range(len(entrants))]
+        ranks = [
+            0.0 if s in r["winners"] else 1.0 + order.index(r["scores"][s])
+            for s in range(len(entrants))
+        ]
         new = model.rate([[ratings[e]] for e in entrants], ranks=ranks)
         for e, team in zip(entrants, new, strict=True):
             ratings[e] = team[0]
     report: dict[str, Any] = {
-        "rules": rules.to_dict(), "players": players, "games": games, "seed": seed,
-        "lineup": list(lineup), "duplicate_deals": True,
+        "rules": rules.to_dict(),
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "lineup": list(lineup),
+        "duplicate_deals": True,
         "wins_counting": "a shared win counts as a win for each winner; a capped game is a "
-                         "win for no one",
-        "max_moves": max_moves, "time_limit": time_limit, "startup_limit": startup_limit,
+        "win for no one",
+        "max_moves": max_moves,
+        "time_limit": time_limit,
+        "startup_limit": startup_limit,
         "capped": sum(1 for r in results if r["capped"]),
         "capped_games": [r["index"] for r in results if r["capped"]],
         "bots": [st.to_dict(rating) for st, rating in zip(stats, ratings, strict=True)],

@@ -85,7 +85,7 @@ def short_name(spec: str, width: int = NAME_WIDTH) -> str:
 
 def entrant_label(name: str, spec: str, width: int = NAME_WIDTH) -> str:
     """An entrant's name for the table: its spec shortened, its ``#k`` number kept whole."""
-    number = name[len(spec):] if name.startswith(spec) else ""
+    number = name[len(spec) :] if name.startswith(spec) else ""
     return short_name(spec, max(width - len(number), 1)) + number
 
 
@@ -104,12 +104,25 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
     capped = report.get("capped", 0)
-    table = Table(title=f"Arena: {report['games']} games, {report['players']} players",
-                  caption=f"capped (stopped after {report.get('max_moves', MAX_MOVES)} moves, "
-                          f"a win for no one): {capped} game{'' if capped == 1 else 's'}")
+    table = Table(
+        title=f"Arena: {report['games']} games, {report['players']} players",
+        caption=f"capped (stopped after {report.get('max_moves', MAX_MOVES)} moves, "
+        f"a win for no one): {capped} game{'' if capped == 1 else 's'}",
+    )
     programs = any(b.get("startup_ms") for b in report["bots"])
-    cols = ["bot", "games", "wins", "win rate", "95% CI", "rating", "pts/round", "calls",
-            "Assaf", "ms median", "ms p99"]
+    cols = [
+        "bot",
+        "games",
+        "wins",
+        "win rate",
+        "95% CI",
+        "rating",
+        "pts/round",
+        "calls",
+        "Assaf",
+        "ms median",
+        "ms p99",
+    ]
     cols += ["ms start-up"] if programs else []  # only programs start
     cols += ["capped"] if capped else []  # the caption says how many
     cols += ["errors"]
@@ -117,10 +130,16 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     for b in report["bots"]:
         lo, hi = b["ci95"]
         row = [
-            str(b["games"]), str(b["wins"]), f"{b['win_rate']:.1%}",
-            f"{lo:.0%}-{hi:.0%}", f"{b['rating']['ordinal']:.1f}",
-            f"{b['mean_round_points']:.2f}", str(b["yaniv_calls"]), f"{b['assaf_rate']:.0%}",
-            f"{b['decision_ms']['median']:.2f}", f"{b['decision_ms']['p99']:.2f}",
+            str(b["games"]),
+            str(b["wins"]),
+            f"{b['win_rate']:.1%}",
+            f"{lo:.0%}-{hi:.0%}",
+            f"{b['rating']['ordinal']:.1f}",
+            f"{b['mean_round_points']:.2f}",
+            str(b["yaniv_calls"]),
+            f"{b['assaf_rate']:.0%}",
+            f"{b['decision_ms']['median']:.2f}",
+            f"{b['decision_ms']['p99']:.2f}",
         ]
         if programs:
             st = b.get("startup_ms")
@@ -135,14 +154,18 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     names = [entrant_label(b["name"], b["spec"]) for b in report["bots"]]
     wanted = max(len(n) for n in names)
     for split in (False, True):
-        figures = [max([max(map(len, col.split())) if split else len(col)]
-                       + [len(r[i]) for r in rows]) for i, col in enumerate(cols[1:])]
+        figures = [
+            max([max(map(len, col.split())) if split else len(col)] + [len(r[i]) for r in rows])
+            for i, col in enumerate(cols[1:])
+        ]
         room = console.size.width - sum(figures) - 3 * len(cols) - 1
         if room >= min(wanted, NAME_WIDTH):
             break
     width = max(16, min(NAME_WIDTH, wanted, room))
-    labels = [entrant_label(b["name"], b["spec"], NAME_WIDTH if width >= NAME_WIDTH
-                            else 2 * width - 4) for b in report["bots"]]
+    labels = [
+        entrant_label(b["name"], b["spec"], NAME_WIDTH if width >= NAME_WIDTH else 2 * width - 4)
+        for b in report["bots"]
+    ]
     table.add_column("bot", justify="left", overflow="fold", width=width)
     for col, w in zip(cols[1:], figures, strict=True):
         table.add_column(col, justify="right", width=w)
@@ -158,17 +181,24 @@ def print_report(report: dict[str, Any], console: Any) -> None:
                 ct.add_row(row_["decile"], "0", "-", "-", "-", "-")
                 continue
             gap = row_["observed"] - row_["predicted"]
-            ct.add_row(row_["decile"], str(row_["calls"]), f"{row_['predicted']:.1%}",
-                       f"{row_['observed']:.1%}", f"{gap:+.1%}",
-                       f"{row_['ci95'][0]:.1%}-{row_['ci95'][1]:.1%}")
+            ct.add_row(
+                row_["decile"],
+                str(row_["calls"]),
+                f"{row_['predicted']:.1%}",
+                f"{row_['observed']:.1%}",
+                f"{gap:+.1%}",
+                f"{row_['ci95'][0]:.1%}-{row_['ci95'][1]:.1%}",
+            )
         console.print(ct)
     from rich.markup import escape
 
     specs = {b["name"]: b["spec"] for b in report["bots"]}
     for e in report["errors"][:10]:
         label = entrant_label(e["bot"], specs.get(e["bot"], e["bot"]))
-        console.print(f"[red]error[/] game {e['game']} seat {e['seat']} "
-                      f"({escape(label)}): {escape(e['error'])}")
+        console.print(
+            f"[red]error[/] game {e['game']} seat {e['seat']} "
+            f"({escape(label)}): {escape(e['error'])}"
+        )
     if len(report["errors"]) > 10:
         console.print(f"[red]... {len(report['errors']) - 10} more errors[/]")
 
@@ -200,22 +230,23 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
 def check_output_path(path: Path, option: str) -> None:
     """Raise typer.BadParameter unless a file can be written at ``path`` (before any game)."""
     if path.is_dir():
-        raise typer.BadParameter(f"{path} is a directory: give a file name",
-                                 param_hint=option)
+        raise typer.BadParameter(f"{path} is a directory: give a file name", param_hint=option)
     parent = path.parent
     if not parent.exists():
-        raise typer.BadParameter(f"cannot write {path}: the directory {parent} does not exist",
-                                 param_hint=option)
+        raise typer.BadParameter(
+            f"cannot write {path}: the directory {parent} does not exist", param_hint=option
+        )
     if not parent.is_dir():
-        raise typer.BadParameter(f"cannot write {path}: {parent} is not a directory",
-                                 param_hint=option)
+        raise typer.BadParameter(
+            f"cannot write {path}: {parent} is not a directory", param_hint=option
+        )
     if path.exists():
         if not os.access(path, os.W_OK):
-            raise typer.BadParameter(f"cannot write {path}: permission denied",
-                                     param_hint=option)
+            raise typer.BadParameter(f"cannot write {path}: permission denied", param_hint=option)
     elif not os.access(parent, os.W_OK | os.X_OK):
-        raise typer.BadParameter(f"cannot write {path}: no permission to create files in "
-                                 f"{parent}", param_hint=option)
+        raise typer.BadParameter(
+            f"cannot write {path}: no permission to create files in {parent}", param_hint=option
+        )
 
 
 def check_plot_path(path: Path) -> None:
@@ -226,9 +257,11 @@ def check_plot_path(path: Path) -> None:
 
         formats = FigureCanvasBase.get_supported_filetypes()
         if path.suffix[1:].lower() not in formats:
-            raise typer.BadParameter(f"cannot draw {path}: unknown image format "
-                                     f"{path.suffix!r}; formats: {', '.join(sorted(formats))}",
-                                     param_hint="--plot")
+            raise typer.BadParameter(
+                f"cannot draw {path}: unknown image format "
+                f"{path.suffix!r}; formats: {', '.join(sorted(formats))}",
+                param_hint="--plot",
+            )
 
 
 def have_matplotlib() -> bool:
@@ -248,32 +281,60 @@ def _bad(exc: YanivError, option: str) -> typer.BadParameter:
 
 
 def arena_command(  # noqa: B008
-    bots: Annotated[str | None, typer.Option(
-        "--bots", help="comma-separated levels or cmd:COMMAND; the last fills any remaining "
-        "seats (medium,easy when neither --bots nor --bot is given)")] = None,
-    bot: Annotated[list[str] | None, typer.Option(
-        "--bot", help="one level or cmd:COMMAND (may hold commas); repeat it; comes after "
-        "--bots' entries")] = None,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            "--bots",
+            help="comma-separated levels or cmd:COMMAND; the last fills any remaining "
+            "seats (medium,easy when neither --bots nor --bot is given)",
+        ),
+    ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            help="one level or cmd:COMMAND (may hold commas); repeat it; comes after "
+            "--bots' entries",
+        ),
+    ] = None,
     players: Annotated[int, typer.Option(help="players per game")] = 2,
     games: Annotated[int, typer.Option(help="games to play")] = 100,
     rules: Annotated[str, typer.Option("--rules", help="a rules preset")] = "standard",
-    option: Annotated[list[str] | None, typer.Option("--option", "-o",
-                                                     help="KEY=VALUE over the preset")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="KEY=VALUE over the preset")
+    ] = None,
     seed: Annotated[int, typer.Option(help="seed of the deals and bots")] = 1,
     jobs: Annotated[int, typer.Option(help="worker processes")] = 1,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write the report here")
-                         ] = None,
-    plot: Annotated[Path | None, typer.Option(help="draw win rates to this PNG (needs "
-                                              "matplotlib: pip install 'yaniv\\[plot]')")] = None,
-    calibration: Annotated[bool, typer.Option(help="record the coach's prediction at every "
-                                              "Yaniv call and print the calibration")] = False,
-    time_limit: Annotated[float, typer.Option(help="seconds an external program may take "
-                                              "per move")] = 10.0,
-    startup_limit: Annotated[float, typer.Option(help="seconds an external program may take "
-                                                 "to start, on top of its first move's time "
-                                                 "limit")] = STARTUP_LIMIT,
-    max_moves: Annotated[int, typer.Option(help="stop a game after this many moves and count "
-                                           "it as capped: a win for no one")] = MAX_MOVES,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write the report here")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="draw win rates to this PNG (needs matplotlib: pip install 'yaniv\\[plot]')"
+        ),
+    ] = None,
+    calibration: Annotated[
+        bool,
+        typer.Option(
+            help="record the coach's prediction at every Yaniv call and print the calibration"
+        ),
+    ] = False,
+    time_limit: Annotated[
+        float, typer.Option(help="seconds an external program may take per move")
+    ] = 10.0,
+    startup_limit: Annotated[
+        float,
+        typer.Option(
+            help="seconds an external program may take "
+            "to start, on top of its first move's time "
+            "limit"
+        ),
+    ] = STARTUP_LIMIT,
+    max_moves: Annotated[
+        int,
+        typer.Option(
+            help="stop a game after this many moves and count it as capped: a win for no one"
+        ),
+    ] = MAX_MOVES,
 ) -> None:
     """Play bots against each other (duplicate deals, rotated seats) and report statistics."""
     from rich.console import Console
@@ -282,8 +343,10 @@ def arena_command(  # noqa: B008
 
     console = Console(highlight=False, width=max(Console().width, 140))
     if plot is not None and not have_matplotlib():
-        console.print(f"[red]error:[/] --plot needs matplotlib, which is not installed: "
-                      f"{escape(PLOT_EXTRA_HINT)}")
+        console.print(
+            f"[red]error:[/] --plot needs matplotlib, which is not installed: "
+            f"{escape(PLOT_EXTRA_HINT)}"
+        )
         raise typer.Exit(2)
     try:
         check_time_limit(time_limit)
@@ -306,13 +369,28 @@ def arena_command(  # noqa: B008
     try:
         for spec in specs:
             check_spec(spec)
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                      transient=False) as progress:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        ) as progress:
             bar = progress.add_task("games", total=games)
-            report = run_arena(specs, players, games, rule_set, seed, jobs, calibration,
-                               time_limit, on_game=lambda _r: progress.advance(bar),
-                               max_moves=max_moves, startup_limit=startup_limit)
+            report = run_arena(
+                specs,
+                players,
+                games,
+                rule_set,
+                seed,
+                jobs,
+                calibration,
+                time_limit,
+                on_game=lambda _r: progress.advance(bar),
+                max_moves=max_moves,
+                startup_limit=startup_limit,
+            )
     except YanivError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None

@@ -40,9 +40,7 @@ SUIT: tuple[int, ...] = tuple([c // 13 for c in range(52)] + [-1, -1])
 #: Point value of each card (R2): joker 0, ace 1, 2..10 face value, J Q K 10.
 VALUE: tuple[int, ...] = tuple([min(c % 13 + 1, 10) for c in range(52)] + [0, 0])
 #: Canonical name of each card (R3).
-NAMES: tuple[str, ...] = tuple(
-    [RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["RJ", "BJ"]
-)
+NAMES: tuple[str, ...] = tuple([RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["RJ", "BJ"])
 _BY_NAME: dict[str, Card] = {name: c for c, name in enumerate(NAMES)}
 
 

@@ -39,9 +39,16 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True, metavar="",
-        help="print the version and exit")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            metavar="",
+            help="print the version and exit",
+        ),
+    ] = False,
 ) -> None:
     """Yaniv, the card game: play against the computer, replay games, run bot arenas."""
 
@@ -57,8 +64,9 @@ def rules_from(preset: str, options: list[str] | None) -> RuleSet:
 @app.command("rules")
 def rules_command(
     preset: Annotated[str, typer.Argument(help="a preset: " + ", ".join(PRESETS))] = "standard",
-    option: Annotated[list[str] | None, typer.Option("--option", "-o",
-                                                     help="KEY=VALUE over the preset")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="KEY=VALUE over the preset")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Print a preset's rule options."""
@@ -84,8 +92,7 @@ def _hand_text(game: Game, seat: int) -> str:
 
 @app.command("replay")
 def replay_command(
-    file: Annotated[Path, typer.Argument(help="a game record (JSON)", exists=True,
-                                         dir_okay=False)],
+    file: Annotated[Path, typer.Argument(help="a game record (JSON)", exists=True, dir_okay=False)],
 ) -> None:
     """Print a recorded game turn by turn, every hand shown."""
     try:
@@ -138,20 +145,31 @@ def _error(message: str) -> None:
 def _print_result(game: Game) -> None:
     result = game.result
     assert result is not None
-    kind = {ResultKind.YANIV: "Yaniv!", ResultKind.ASSAF: "Assaf!",
-            ResultKind.DELIBERATE: "Deliberate Yaniv"}[result.kind]
-    _say(f"{game.names[result.caller]:>12}: yaniv with {result.hand_values[result.caller]}: "
-         f"{kind} {game.names[result.winner]} wins the round")
+    kind = {
+        ResultKind.YANIV: "Yaniv!",
+        ResultKind.ASSAF: "Assaf!",
+        ResultKind.DELIBERATE: "Deliberate Yaniv",
+    }[result.kind]
+    _say(
+        f"{game.names[result.caller]:>12}: yaniv with {result.hand_values[result.caller]}: "
+        f"{kind} {game.names[result.winner]} wins the round"
+    )
     for s in range(game.n):
         if result.hands[s]:
             bonus = f" - {result.bonuses[s]} bonus" if result.bonuses[s] else ""
-            _say(f"  {game.names[s]:>12}: {cards_text(result.hands[s]):<16} "
-                 f"+{result.points[s]}{bonus} = {result.scores[s]}"
-                 + ("  OUT" if s in result.newly_out else ""))
+            _say(
+                f"  {game.names[s]:>12}: {cards_text(result.hands[s]):<16} "
+                f"+{result.points[s]}{bonus} = {result.scores[s]}"
+                + ("  OUT" if s in result.newly_out else "")
+            )
     if result.game_winners:
-        console.print(Text.assemble(("Game over.", "bold green"), " Winner: ",
-                                    _printable(", ".join(game.names[s]
-                                                         for s in result.game_winners))))
+        console.print(
+            Text.assemble(
+                ("Game over.", "bold green"),
+                " Winner: ",
+                _printable(", ".join(game.names[s] for s in result.game_winners)),
+            )
+        )
 
 
 # Commands defined in their own modules register here.

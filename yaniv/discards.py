@@ -33,9 +33,7 @@ def classify(cards: tuple[Card, ...], rules: RuleSet) -> int:
     if not naturals:
         return BROKEN
     rank = RANK[naturals[0]]
-    if all(RANK[c] == rank for c in naturals) and (
-        len(naturals) == n or rules.jokers_in_sets
-    ):
+    if all(RANK[c] == rank for c in naturals) and (len(naturals) == n or rules.jokers_in_sets):
         return SET
     if n < 3 or (rules.joker_in_run == "never" and len(naturals) != n):
         return BROKEN
@@ -77,9 +75,7 @@ def pickable(group: tuple[Card, ...], kind: int, pickup: str) -> tuple[Card, ...
     return (group[0], *inner, group[-1])
 
 
-def slap_position(
-    group: tuple[Card, ...], kind: int, card: Card, mode: str
-) -> int:
+def slap_position(group: tuple[Card, ...], kind: int, card: Card, mode: str) -> int:
     """Where ``card`` may be slapped onto ``group``: 1 at the end, -1 at the start, 0 not at all."""
     if mode == "off" or card >= 52 or kind == BROKEN:
         return 0
@@ -242,8 +238,12 @@ def _suit_runs(part: int, joker_in_run: str, jokers_in_sets: bool) -> Iterator[t
     cards = cards_of(part)
     # With jokers in sets, one natural card and jokers read as a set, never as a run.
     fewest = 2 if jokers_in_sets else 1
-    yield from _runs([c for c in cards if c < 52], [c for c in cards if c >= 52],
-                     joker_in_run == "anywhere", fewest)
+    yield from _runs(
+        [c for c in cards if c < 52],
+        [c for c in cards if c >= 52],
+        joker_in_run == "anywhere",
+        fewest,
+    )
 
 
 def _rank_sets(part: int, order: int) -> Iterator[tuple[Card, ...]]:
@@ -288,4 +288,3 @@ def _runs(
                         placed = dict(by_rank)
                         placed.update(zip(holes, filling, strict=True))
                         yield tuple(placed[r] for r in range(start, end + 1))
-

@@ -115,8 +115,13 @@ class Showdown:
 Event = Dealt | Discarded | Drew | Slapped | Passed | Refilled | Showdown
 
 _TYPES: dict[type[Any], str] = {
-    Dealt: "deal", Discarded: "discard", Drew: "draw", Slapped: "slap", Passed: "pass",
-    Refilled: "refill", Showdown: "showdown",
+    Dealt: "deal",
+    Discarded: "discard",
+    Drew: "draw",
+    Slapped: "slap",
+    Passed: "pass",
+    Refilled: "refill",
+    Showdown: "showdown",
 }
 
 
@@ -128,9 +133,14 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready dict with a ``type`` key; cards in notation."""
     data: dict[str, Any] = {"type": _TYPES[type(event)]}
     if isinstance(event, Dealt):
-        data.update(round=event.round, starter=event.starter, up=NAMES[event.up],
-                    hands=[None if h is None else [NAMES[c] for c in h] for h in event.hands],
-                    hand_sizes=list(event.hand_sizes), scores=list(event.scores))
+        data.update(
+            round=event.round,
+            starter=event.starter,
+            up=NAMES[event.up],
+            hands=[None if h is None else [NAMES[c] for c in h] for h in event.hands],
+            hand_sizes=list(event.hand_sizes),
+            scores=list(event.scores),
+        )
     elif isinstance(event, Discarded):
         data.update(seat=event.seat, cards=[NAMES[c] for c in event.cards])
     elif isinstance(event, Drew):
@@ -153,11 +163,14 @@ def event_from_dict(data: Any) -> Event:
     kind = data.get("type")
     try:
         if kind == "deal":
-            return Dealt(_int(data["round"]), _int(data["starter"]), parse_card(data["up"]),
-                         tuple(None if h is None else tuple(parse_cards(h))
-                               for h in data["hands"]),
-                         tuple(_int(v) for v in data["hand_sizes"]),
-                         tuple(_int(v) for v in data["scores"]))
+            return Dealt(
+                _int(data["round"]),
+                _int(data["starter"]),
+                parse_card(data["up"]),
+                tuple(None if h is None else tuple(parse_cards(h)) for h in data["hands"]),
+                tuple(_int(v) for v in data["hand_sizes"]),
+                tuple(_int(v) for v in data["scores"]),
+            )
         if kind == "discard":
             return Discarded(_int(data["seat"]), tuple(parse_cards(data["cards"])))
         if kind == "draw":

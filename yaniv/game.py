@@ -62,10 +62,37 @@ class Game:
     """A game of Yaniv: the position of the current round, the scores, and the history."""
 
     __slots__ = (
-        "rules", "n", "seed", "names", "scores", "out", "hands", "values", "counts",
-        "known", "stock", "pile", "kinds", "pickable", "_to_move", "phase", "drawn",
-        "round_no", "deal", "moves", "refills", "history", "result", "winners", "_script",
-        "_refill_no", "_events", "_past_events", "_past_cache", "_veil", "_seen_cache",
+        "rules",
+        "n",
+        "seed",
+        "names",
+        "scores",
+        "out",
+        "hands",
+        "values",
+        "counts",
+        "known",
+        "stock",
+        "pile",
+        "kinds",
+        "pickable",
+        "_to_move",
+        "phase",
+        "drawn",
+        "round_no",
+        "deal",
+        "moves",
+        "refills",
+        "history",
+        "result",
+        "winners",
+        "_script",
+        "_refill_no",
+        "_events",
+        "_past_events",
+        "_past_cache",
+        "_veil",
+        "_seen_cache",
     )
 
     rules: RuleSet
@@ -184,8 +211,9 @@ class Game:
         every = [c for h in hand_cards for c in h] + stock_cards + [c for g in groups for c in g]
         for c in every:
             if c not in allowed:
-                raise SetupError(f"card {NAMES[c]} is not in the deck of these rules "
-                                 f"({rules.jokers} jokers)")
+                raise SetupError(
+                    f"card {NAMES[c]} is not in the deck of these rules ({rules.jokers} jokers)"
+                )
             if c in seen:
                 raise SetupError(f"card {NAMES[c]} appears twice in the position")
             seen.add(c)
@@ -212,12 +240,15 @@ class Game:
             if s not in out_set and not h and not (turn is Phase.DRAW and s == to_move):
                 raise SetupError(f"seat {s} is in the game but holds no card")
             if len(h) > most:
-                raise SetupError(f"seat {s} holds {len(h)} cards; these rules deal "
-                                 f"{rules.hand_size}")
+                raise SetupError(
+                    f"seat {s} holds {len(h)} cards; these rules deal {rules.hand_size}"
+                )
         score_list = _ints(scores if scores is not None else [0] * n, "scores")
         if len(score_list) != n or any(not 0 <= v <= MAX_SCORE for v in score_list):
-            raise SetupError(f"scores {score_list!r:.80}: expected {n} non-negative whole "
-                             f"numbers up to {MAX_SCORE}")
+            raise SetupError(
+                f"scores {score_list!r:.80}: expected {n} non-negative whole "
+                f"numbers up to {MAX_SCORE}"
+            )
         if any(not g for g in groups):
             raise SetupError("a discard group is empty")
         kinds = [D.classify(g, rules) for g in groups]
@@ -242,8 +273,10 @@ class Game:
             for s, cards in enumerate(known):
                 mask = mask_of(_cards(cards, f"seat {s}'s known cards"))
                 if mask & ~game.hands[s]:
-                    raise SetupError(f"seat {s} is said to hold cards it does not hold: "
-                                     f"{cards_text(cards_of(mask & ~game.hands[s]))}")
+                    raise SetupError(
+                        f"seat {s} is said to hold cards it does not hold: "
+                        f"{cards_text(cards_of(mask & ~game.hands[s]))}"
+                    )
                 game.known[s] = mask
         game.stock = stock_cards[::-1]
         game.pile = groups
@@ -335,8 +368,17 @@ class Game:
         self.refills = []
         self._past_events += tuple(self._events)
         self._seen_cache = {}
-        self._events = [(Dealt, self.round_no, deal.starter, deal.up, deal.hands,
-                         tuple(self.counts), tuple(self.scores))]
+        self._events = [
+            (
+                Dealt,
+                self.round_no,
+                deal.starter,
+                deal.up,
+                deal.hands,
+                tuple(self.counts),
+                tuple(self.scores),
+            )
+        ]
         self._begin_turn(deal.starter)
 
     def next_round(self, deal: Deal | None = None) -> None:
@@ -421,12 +463,33 @@ class Game:
     def fingerprint(self) -> tuple[object, ...]:
         """The whole state as a comparable value: equal fingerprints, equal games."""
         return (
-            self.rules, self.n, tuple(self.scores), tuple(self.out), tuple(self.hands),
-            tuple(self.values), tuple(self.counts), tuple(self.known), tuple(self.stock),
-            tuple(self.pile), tuple(self.kinds), self.pickable, self._to_move, self.phase,
-            self.drawn, self.round_no, self.deal, tuple(self.moves), tuple(self.refills),
-            tuple(self.history), self.result, self.winners, self.seed, self._refill_no,
-            self._veil, tuple(self._past_typed()), tuple(self._typed()),
+            self.rules,
+            self.n,
+            tuple(self.scores),
+            tuple(self.out),
+            tuple(self.hands),
+            tuple(self.values),
+            tuple(self.counts),
+            tuple(self.known),
+            tuple(self.stock),
+            tuple(self.pile),
+            tuple(self.kinds),
+            self.pickable,
+            self._to_move,
+            self.phase,
+            self.drawn,
+            self.round_no,
+            self.deal,
+            tuple(self.moves),
+            tuple(self.refills),
+            tuple(self.history),
+            self.result,
+            self.winners,
+            self.seed,
+            self._refill_no,
+            self._veil,
+            tuple(self._past_typed()),
+            tuple(self._typed()),
         )
 
     def events_since(self, n: int, seat: int | None = None) -> list[Event]:
@@ -452,7 +515,7 @@ class Game:
 
     def _past_typed(self) -> list[Event]:
         cache = self._past_cache
-        for entry in self._past_events[len(cache):]:
+        for entry in self._past_events[len(cache) :]:
             cache.append(_made(entry))
         return cache
 
@@ -545,13 +608,16 @@ class Game:
             if phase != _START:
                 return "Yaniv may be called only at the start of a turn, before any discard or draw"
             if not self.can_yaniv():
-                return (f"the hand is worth {self.values[p]}, over the Yaniv threshold "
-                        f"{rules.yaniv_threshold}")
+                return (
+                    f"the hand is worth {self.values[p]}, over the Yaniv threshold "
+                    f"{rules.yaniv_threshold}"
+                )
             return None
         if isinstance(move, Discard):
             if not (phase == _DISCARD or (phase == _START and not rules.draw_first)):
-                return ("a discard is not due now: "
-                        + ("draw first" if phase == _START else f"phase is {phase.label}"))
+                return "a discard is not due now: " + (
+                    "draw first" if phase == _START else f"phase is {phase.label}"
+                )
             if move.mask & self.hands[p] != move.mask or len(move.cards) != move.mask.bit_count():
                 missing = [c for c in move.cards if not self.hands[p] >> c & 1]
                 return f"seat {p} does not hold {cards_text(missing)}"
@@ -565,8 +631,9 @@ class Game:
             return None
         if isinstance(move, Draw):
             if not (phase == _DRAW or (phase == _START and rules.draw_first)):
-                return ("a draw is not due now: "
-                        + ("discard first" if phase == _START else f"phase is {phase.label}"))
+                return "a draw is not due now: " + (
+                    "discard first" if phase == _START else f"phase is {phase.label}"
+                )
             if move.card is None:
                 return None if self.stock else "the stock is empty"
             if move.card not in self.pickable:
@@ -599,8 +666,9 @@ class Game:
         parsed = parse_move(move)
         if seat is not None and seat != self._to_move:
             acting = "nobody is" if self._to_move < 0 else f"seat {self._to_move} is"
-            raise IllegalMoveError(f"illegal move '{parsed}': seat {seat!r:.20} is not to move; "
-                                   f"{acting}")
+            raise IllegalMoveError(
+                f"illegal move '{parsed}': seat {seat!r:.20} is not to move; {acting}"
+            )
         reason = self.why_illegal(parsed)
         if reason is not None:
             by = "" if self._to_move < 0 else f" by seat {self._to_move}"
@@ -813,9 +881,7 @@ class Game:
         self.phase = _GAME_OVER if winners else _ROUND_OVER
         self._to_move = -1
         if self.deal is not None:
-            self.history.append(
-                RoundLog(self.deal, tuple(self.moves), tuple(self.refills), result)
-            )
+            self.history.append(RoundLog(self.deal, tuple(self.moves), tuple(self.refills), result))
         return result
 
     def _remaining_from(self, seat: int) -> int:
@@ -894,7 +960,9 @@ class Game:
             "drawn": NAMES[self.drawn] if self.drawn >= 0 else None,
             "round_no": self.round_no,
             "refills": self._refill_no,
-            "veil": None if veil is None else {
+            "veil": None
+            if veil is None
+            else {
                 "pile": [[NAMES[c] for c in g] for g in veil.pile],
                 "stock_size": veil.stock_size,
             },
@@ -902,9 +970,11 @@ class Game:
 
     def __repr__(self) -> str:
         hands = " | ".join(cards_text(self.hand(s)) for s in range(self.n))
-        return (f"<Game round {self.round_no} {self.phase.label} to_move={self.to_move} "
-                f"hands=[{hands}] pile_top={cards_text(self.pile[-1]) if self.pile else '-'} "
-                f"stock={len(self.stock)} scores={self.scores}>")
+        return (
+            f"<Game round {self.round_no} {self.phase.label} to_move={self.to_move} "
+            f"hands=[{hands}] pile_top={cards_text(self.pile[-1]) if self.pile else '-'} "
+            f"stock={len(self.stock)} scores={self.scores}>"
+        )
 
 
 def _bonus(score: int, rules: RuleSet) -> int:
@@ -918,12 +988,15 @@ def _bonus(score: int, rules: RuleSet) -> int:
 
 def _check_players(n: int, rules: RuleSet) -> None:
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise SetupError(f"{n} players: Yaniv is played by {MIN_PLAYERS} to {MAX_PLAYERS} "
-                         "with one deck (R5)")
+        raise SetupError(
+            f"{n} players: Yaniv is played by {MIN_PLAYERS} to {MAX_PLAYERS} with one deck (R5)"
+        )
     needed = n * rules.hand_size + 1
     if needed > 52 + rules.jokers:
-        raise SetupError(f"{n} players with {rules.hand_size} cards each need {needed} cards; "
-                         f"the deck has {52 + rules.jokers}")
+        raise SetupError(
+            f"{n} players with {rules.hand_size} cards each need {needed} cards; "
+            f"the deck has {52 + rules.jokers}"
+        )
 
 
 def _made(entry: Event | tuple[Any, ...]) -> Event:
@@ -958,8 +1031,12 @@ def _ints(values: Any, what: str) -> list[int]:
 
 
 def _check_turn(
-    rules: RuleSet, turn: Phase, groups: list[tuple[Card, ...]], kinds: list[int],
-    hand: list[Card], drawn: Card,
+    rules: RuleSet,
+    turn: Phase,
+    groups: list[tuple[Card, ...]],
+    kinds: list[int],
+    hand: list[Card],
+    drawn: Card,
 ) -> None:
     """What a position in ``turn`` needs of its pile and of the card just drawn."""
     if turn is Phase.DISCARD:
@@ -980,10 +1057,15 @@ def _check_turn(
         if kinds[k] == D.BROKEN:
             raise SetupError(f"the discard {cards_text(groups[k])} is not a legal discard")
     if turn is Phase.SLAP:
-        if drawn not in hand or not len(hand) > 1 or not D.slap_position(
-                groups[-1], kinds[-1], drawn, rules.slapdown):
-            raise SetupError("phase slap needs a drawn card, held, that may be slapped onto "
-                             "the top discard (R22)")
+        if (
+            drawn not in hand
+            or not len(hand) > 1
+            or not D.slap_position(groups[-1], kinds[-1], drawn, rules.slapdown)
+        ):
+            raise SetupError(
+                "phase slap needs a drawn card, held, that may be slapped onto "
+                "the top discard (R22)"
+            )
     elif drawn >= 0:
         raise SetupError(f"no card is drawn in phase {turn.label}")
 
@@ -1020,5 +1102,14 @@ def _cards(items: Any, what: str = "cards") -> list[Card]:
     return out
 
 
-__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "Deal", "Game", "Phase", "ResultKind", "RoundLog",
-           "RoundResult", "Veil"]
+__all__ = [
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "Deal",
+    "Game",
+    "Phase",
+    "ResultKind",
+    "RoundLog",
+    "RoundResult",
+    "Veil",
+]

@@ -112,7 +112,8 @@ def parse_move(text: str | Move) -> Move:
         if verb == "draw":
             if len(args) != 1:
                 raise InvalidMoveError(
-                    f"bad move {text!r:.60}: expected 'draw stock' or 'draw CARD'")
+                    f"bad move {text!r:.60}: expected 'draw stock' or 'draw CARD'"
+                )
             return DRAW_STOCK if args[0].lower() == "stock" else DRAWS[parse_card(args[0])]
         if verb == "slap":
             if len(args) != 1:

@@ -22,15 +22,29 @@ from .moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Draw, Move, P
 from .rules import RuleSet
 from .state import ResultKind, RoundResult
 
-_SECOND = {"discard": "discard", "draw": "draw", "take": "take", "slap": "slap down",
-           "call": "call"}
-_THIRD = {"discard": "discards", "draw": "draws", "take": "takes", "slap": "slaps down",
-          "call": "calls"}
+_SECOND = {
+    "discard": "discard",
+    "draw": "draw",
+    "take": "take",
+    "slap": "slap down",
+    "call": "call",
+}
+_THIRD = {
+    "discard": "discards",
+    "draw": "draws",
+    "take": "takes",
+    "slap": "slaps down",
+    "call": "calls",
+}
 
 
-def describe_turn(name: str, moves: Sequence[Move], you: bool = False,
-                  drawn: Card | None = None, card: Callable[[Card], str] = NAMES.__getitem__
-                  ) -> str:
+def describe_turn(
+    name: str,
+    moves: Sequence[Move],
+    you: bool = False,
+    drawn: Card | None = None,
+    card: Callable[[Card], str] = NAMES.__getitem__,
+) -> str:
     """A turn's moves in plain words: ``Dana discards 7H 8H 9H and takes 4C from the pile``.
 
     ``drawn`` names the card drawn from the stock, for the one who drew it; ``card`` names a
@@ -71,21 +85,25 @@ def result_headline(result: RoundResult, names: Sequence[str], you: int | None =
     caller = "You" if is_you else names[result.caller]
     whose = "your" if is_you else f"{names[result.caller]}'s"
     if result.kind == ResultKind.YANIV:
-        text = (f"Yaniv! {caller} win{'' if is_you else 's'} the round with "
-                f"{result.hand_values[result.caller]}")
+        text = (
+            f"Yaniv! {caller} win{'' if is_you else 's'} the round with "
+            f"{result.hand_values[result.caller]}"
+        )
     elif result.kind == ResultKind.ASSAF:
         by = " and ".join("you" if s == you else names[s] for s in result.assafers)
         text = f"Assaf! {by[0].upper() + by[1:]} caught {whose} Yaniv"
     else:
         text = f"{caller} called Yaniv above the threshold: a deliberate Assaf"
     if result.game_winners:
-        text += ". Game over: " + " and ".join(
-            "you" if s == you else names[s] for s in result.game_winners) + " won"
+        text += (
+            ". Game over: "
+            + " and ".join("you" if s == you else names[s] for s in result.game_winners)
+            + " won"
+        )
     return text
 
 
-def points_equation(result: RoundResult, seat: int, names: Sequence[str],
-                    rules: RuleSet) -> str:
+def points_equation(result: RoundResult, seat: int, names: Sequence[str], rules: RuleSet) -> str:
     """How ``seat``'s round points come about: ``5 + 30 = 35, Assaf by Dana``."""
     value, points = result.hand_values[seat], result.points[seat]
     if seat == result.caller:
@@ -134,9 +152,13 @@ class Narrator:
     reader's own declined slap, joins the line of the turn it belongs to.
     """
 
-    def __init__(self, names: Sequence[str], you: int | None = None,
-                 draw_first: bool = False, card: Callable[[Card], str] = NAMES.__getitem__
-                 ) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        you: int | None = None,
+        draw_first: bool = False,
+        card: Callable[[Card], str] = NAMES.__getitem__,
+    ) -> None:
         self.names = tuple(names)
         self.you = you
         self.draw_first = draw_first
@@ -155,11 +177,14 @@ class Narrator:
     def _read(self, event: Event) -> None:
         if isinstance(event, Dealt):
             starts = "start" if event.starter == self.you else "starts"
-            self._note(f"Round {event.round}: {self._name(event.starter)} {starts}, "
-                       f"{self.card(event.up)} turned up")
+            self._note(
+                f"Round {event.round}: {self._name(event.starter)} {starts}, "
+                f"{self.card(event.up)} turned up"
+            )
         elif isinstance(event, Refilled):
-            self._note(f"The stock is empty: {event.count} cards of the pile are shuffled "
-                       "into a new stock")
+            self._note(
+                f"The stock is empty: {event.count} cards of the pile are shuffled into a new stock"
+            )
         elif isinstance(event, Showdown):
             self._add(event.result.caller, YANIV, None, ends=True)
             self._note(result_headline(event.result, self.names, self.you))
@@ -187,8 +212,9 @@ class Narrator:
         self._tell(line)
 
     def _tell(self, line: Line) -> None:
-        text = describe_turn(self._name(line.seat), line.moves, line.seat == self.you,
-                             line.drawn, self.card)
+        text = describe_turn(
+            self._name(line.seat), line.moves, line.seat == self.you, line.drawn, self.card
+        )
         line.text = text + ("." if line.done and not text.endswith("!") else "")
 
     def _note(self, text: str) -> None:

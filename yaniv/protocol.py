@@ -44,10 +44,13 @@ class BotFailure(YanivError):
 
 def check_time_limit(time_limit: float, option: str = "--time-limit") -> None:
     """Raise YanivError unless ``time_limit`` is a positive, finite number of seconds."""
-    if not (isinstance(time_limit, int | float) and not isinstance(time_limit, bool)
-            and math.isfinite(time_limit) and time_limit > 0):
-        raise YanivError(f"{option} {time_limit!r}: expected a positive, finite number "
-                         "of seconds")
+    if not (
+        isinstance(time_limit, int | float)
+        and not isinstance(time_limit, bool)
+        and math.isfinite(time_limit)
+        and time_limit > 0
+    ):
+        raise YanivError(f"{option} {time_limit!r}: expected a positive, finite number of seconds")
 
 
 # ----------------------------------------------------------------- external programs
@@ -65,8 +68,13 @@ class CmdBot:
     an interpreter is neither a timeout nor a slow decision.
     """
 
-    def __init__(self, command: str, time_limit: float = 10.0,
-                 max_line: int = MAX_LINE_BYTES, startup_limit: float = STARTUP_LIMIT) -> None:
+    def __init__(
+        self,
+        command: str,
+        time_limit: float = 10.0,
+        max_line: int = MAX_LINE_BYTES,
+        startup_limit: float = STARTUP_LIMIT,
+    ) -> None:
         check_time_limit(time_limit)
         check_time_limit(startup_limit, "--startup-limit")
         self.name = "cmd:" + command
@@ -84,8 +92,12 @@ class CmdBot:
         self._first_request = False  # the request under way is the first (start-up time)
         try:
             self.proc = subprocess.Popen(
-                shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, bufsize=0, start_new_session=True,
+                shlex.split(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                bufsize=0,
+                start_new_session=True,
             )
         except (OSError, ValueError) as exc:
             raise BotFailure(f"cannot start {command!r}: {exc}") from None
@@ -110,22 +122,24 @@ class CmdBot:
         while rest:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise BotFailure(f"{self.command!r} did not read its input within "
-                                 f"{self._limit_text()}")
+                raise BotFailure(
+                    f"{self.command!r} did not read its input within {self._limit_text()}"
+                )
             if not self._wsel.select(min(left, _MAX_WAIT)):
                 continue
             try:
-                rest = rest[os.write(self._in, rest):]
+                rest = rest[os.write(self._in, rest) :]
             except BlockingIOError:
                 continue
             except OSError:
-                raise BotFailure(f"{self.command!r} is not reading its input (exited?)"
-                                 ) from None
+                raise BotFailure(f"{self.command!r} is not reading its input (exited?)") from None
 
     def _too_long(self) -> BotFailure:
-        return BotFailure(f"{self.command!r} sent a line longer than the limit of "
-                          f"{self.max_line} bytes ({self.max_line / (1 << 20):g} MiB) "
-                          "without a newline")
+        return BotFailure(
+            f"{self.command!r} sent a line longer than the limit of "
+            f"{self.max_line} bytes ({self.max_line / (1 << 20):g} MiB) "
+            "without a newline"
+        )
 
     def _readline(self, deadline: float) -> bytes | None:
         """The program's next line (without its newline), None at the end of its output."""
@@ -135,7 +149,7 @@ class CmdBot:
                 raise self._too_long()
             if i >= 0:
                 line = bytes(self._buf[:i])
-                del self._buf[:i + 1]
+                del self._buf[: i + 1]
                 self._scanned = 0
                 return line
             self._scanned = len(self._buf)
@@ -148,8 +162,7 @@ class CmdBot:
                 return line
             left = deadline - time.monotonic()
             if left <= 0:
-                raise BotFailure(f"{self.command!r} gave no answer within "
-                                 f"{self._limit_text()}")
+                raise BotFailure(f"{self.command!r} gave no answer within {self._limit_text()}")
             if not self._rsel.select(min(left, _MAX_WAIT)):
                 continue
             try:
@@ -174,8 +187,7 @@ class CmdBot:
     def _choose(self, view: PlayerView) -> Move:
         first = self._first_request = self.startup_ms is None
         t0 = time.perf_counter()
-        deadline = (time.monotonic() + self.time_limit
-                    + (self.startup_limit if first else 0.0))
+        deadline = time.monotonic() + self.time_limit + (self.startup_limit if first else 0.0)
         self._send((json.dumps({"view": view.to_dict()}) + "\n").encode(), deadline)
         raw = self._readline(deadline)
         self._first_request = False
@@ -190,15 +202,19 @@ class CmdBot:
             if not isinstance(text, str):
                 raise TypeError
         except (ValueError, TypeError, KeyError):
-            raise BotFailure(f"{self.command!r} answered garbage: {line.strip()[:80]!r} "
-                             '(expected {"move": "..."})') from None
+            raise BotFailure(
+                f"{self.command!r} answered garbage: {line.strip()[:80]!r} "
+                '(expected {"move": "..."})'
+            ) from None
         try:
             move = parse_move(text)
         except YanivError as exc:
             raise BotFailure(f"{self.command!r} answered a bad move: {exc}") from None
         if move not in view.legal_moves:
-            raise BotFailure(f"{self.command!r} answered an illegal move {text!r}; legal: "
-                             + ", ".join(str(m) for m in itertools.islice(view.legal_moves, 8)))
+            raise BotFailure(
+                f"{self.command!r} answered an illegal move {text!r}; legal: "
+                + ", ".join(str(m) for m in itertools.islice(view.legal_moves, 8))
+            )
         return move
 
     def quit(self) -> None:
@@ -282,26 +298,35 @@ def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return {"error": f"the line is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
-                         f"position {exc.start}): send one JSON object per line, in UTF-8"}
+        return {
+            "error": f"the line is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
+            f"position {exc.start}): send one JSON object per line, in UTF-8"
+        }
     try:
         data = json.loads(text)
     except ValueError as exc:
         why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        return {"error": f"the line is not JSON ({why}): expected "
-                         '{"view": VIEW} or {"quit": true}'}
+        return {
+            "error": f'the line is not JSON ({why}): expected {{"view": VIEW}} or {{"quit": true}}'
+        }
     if not isinstance(data, dict):
-        return {"error": f"the line is a JSON {_json_type(data)}, not an object: expected "
-                         '{"view": VIEW} or {"quit": true}'}
+        return {
+            "error": f"the line is a JSON {_json_type(data)}, not an object: expected "
+            '{"view": VIEW} or {"quit": true}'
+        }
     if data.get("quit"):
         return None
     if "view" not in data:
         keys = ", ".join(repr(k) for k in list(data)[:5]) or "none"
-        return {"error": 'the request has no "view" (its keys: ' + keys + "): expected "
-                         '{"view": VIEW} or {"quit": true}'}
+        return {
+            "error": 'the request has no "view" (its keys: ' + keys + "): expected "
+            '{"view": VIEW} or {"quit": true}'
+        }
     if not isinstance(data["view"], dict):
-        return {"error": f'"view" is a JSON {_json_type(data["view"])}, not an object: '
-                         "expected a view as docs/bot-protocol.md describes"}
+        return {
+            "error": f'"view" is a JSON {_json_type(data["view"])}, not an object: '
+            "expected a view as docs/bot-protocol.md describes"
+        }
     try:
         view = PlayerView.from_dict(data["view"])
     except ViewError as exc:

@@ -119,8 +119,10 @@ def load(path: str | Path) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                          f"position {exc.start}): a record is JSON in UTF-8") from None
+        raise RecordError(
+            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+            f"position {exc.start}): a record is JSON in UTF-8"
+        ) from None
     return loads(text, str(path))
 
 
@@ -137,53 +139,61 @@ def loads(text: str, source: str = "record") -> dict[str, Any]:
     except RecursionError:
         raise RecordError(f"{source} is nested too deeply to be a record") from None
     except ValueError:  # an integer of more digits than Python converts
-        raise RecordError(f"{source} holds a number of more than "
-                          f"{sys.get_int_max_str_digits()} digits: not a record") from None
+        raise RecordError(
+            f"{source} holds a number of more than "
+            f"{sys.get_int_max_str_digits()} digits: not a record"
+        ) from None
     return check(data, source)
 
 
 def check(data: Any, source: str = "record") -> dict[str, Any]:
     """Check a record's shape, version and rules; returns it."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise RecordError(f"{source} is not a yaniv record (no \"format\": \"{FORMAT}\")")
+        raise RecordError(f'{source} is not a yaniv record (no "format": "{FORMAT}")')
     version = data.get("version")
     if not _is_int(version) or version not in READS:
-        raise RecordError(f"{source} has record version {_shown(version, 20)}; "
-                          f"this yaniv reads versions {', '.join(map(str, READS))}")
+        raise RecordError(
+            f"{source} has record version {_shown(version, 20)}; "
+            f"this yaniv reads versions {', '.join(map(str, READS))}"
+        )
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise RecordError(f"{source} lacks {key!r}")
     if not isinstance(data["rules"], dict):
-        raise RecordError(f"{source}: \"rules\" must be an object of rule options, not "
-                          f"{_shown(data['rules'])}")
+        raise RecordError(
+            f'{source}: "rules" must be an object of rule options, not {_shown(data["rules"])}'
+        )
     try:
         RuleSet.from_dict(data["rules"])
     except YanivError as exc:
-        raise RecordError(f"{source}: \"rules\": {exc}") from None
+        raise RecordError(f'{source}: "rules": {exc}') from None
     players = data["players"]
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         what = f"{len(players)} names" if isinstance(players, list) else _shown(players)
-        raise RecordError(f"{source}: \"players\" must be a list of {MIN_PLAYERS} to "
-                          f"{MAX_PLAYERS} names, not {what}")
+        raise RecordError(
+            f'{source}: "players" must be a list of {MIN_PLAYERS} to '
+            f"{MAX_PLAYERS} names, not {what}"
+        )
     for seat, name in enumerate(players):
         if not isinstance(name, str):
-            raise RecordError(f"{source}: player {seat}'s name must be text, not "
-                              f"{_shown(name)}")
+            raise RecordError(f"{source}: player {seat}'s name must be text, not {_shown(name)}")
         if len(name) > MAX_NAME:
-            raise RecordError(f"{source}: player {seat}'s name is {len(name)} characters "
-                              f"long; the limit is {MAX_NAME}")
+            raise RecordError(
+                f"{source}: player {seat}'s name is {len(name)} characters "
+                f"long; the limit is {MAX_NAME}"
+            )
     seed = data.get("seed")
     if seed is not None and not _is_int(seed):
-        raise RecordError(f"{source}: \"seed\" must be a whole number, not {_shown(seed)}")
+        raise RecordError(f'{source}: "seed" must be a whole number, not {_shown(seed)}')
     winners = data.get("winners", [])
     if not isinstance(winners, list) or not all(
         _is_int(w) and 0 <= w < len(players) for w in winners
     ):
-        raise RecordError(f"{source}: \"winners\" must be a list of seat numbers, not "
-                          f"{_shown(winners)}")
+        raise RecordError(
+            f'{source}: "winners" must be a list of seat numbers, not {_shown(winners)}'
+        )
     if not isinstance(data["rounds"], list) or not data["rounds"]:
-        raise RecordError(f"{source} has no rounds (\"rounds\" must be a list of round "
-                          "objects)")
+        raise RecordError(f'{source} has no rounds ("rounds" must be a list of round objects)')
     for number, rnd in enumerate(data["rounds"], 1):
         _check_round(rnd, f"{source}, round {number}")
     return data
@@ -195,48 +205,56 @@ def _check_round(rnd: Any, where: str) -> None:
         raise RecordError(f"{where}: a round must be an object, not {_shown(rnd)}")
     deal = rnd.get("deal")
     if not isinstance(deal, dict):
-        raise RecordError(f"{where}: the round lacks its \"deal\" object")
+        raise RecordError(f'{where}: the round lacks its "deal" object')
     hands = deal.get("hands")
     if not isinstance(hands, list):
-        raise RecordError(f"{where}: the deal's \"hands\" must be a list of hands (lists of "
-                          f"card names), not {_shown(hands)}")
+        raise RecordError(
+            f'{where}: the deal\'s "hands" must be a list of hands (lists of '
+            f"card names), not {_shown(hands)}"
+        )
     for seat, hand in enumerate(hands):
         _check_cards(hand, where, f"the deal's hand {seat}")
     if "up" not in deal:
-        raise RecordError(f"{where}: the deal lacks \"up\" (the turned-up card)")
-    _check_card(deal["up"], where, "the deal's \"up\"")
-    _check_cards(deal.get("stock"), where, "the deal's \"stock\"")
+        raise RecordError(f'{where}: the deal lacks "up" (the turned-up card)')
+    _check_card(deal["up"], where, 'the deal\'s "up"')
+    _check_cards(deal.get("stock"), where, 'the deal\'s "stock"')
     if not _is_int(deal.get("starter")):
-        raise RecordError(f"{where}: the deal's \"starter\" must be a seat number, not "
-                          f"{_shown(deal.get('starter'))}")
+        raise RecordError(
+            f'{where}: the deal\'s "starter" must be a seat number, not '
+            f"{_shown(deal.get('starter'))}"
+        )
     moves = rnd.get("moves")
     if not isinstance(moves, list):
-        raise RecordError(f"{where}: \"moves\" must be a list of [seat, \"move\"] pairs, not "
-                          f"{_shown(moves)}")
+        raise RecordError(
+            f'{where}: "moves" must be a list of [seat, "move"] pairs, not {_shown(moves)}'
+        )
     for number, m in enumerate(moves, 1):
-        if not (isinstance(m, list) and len(m) == 2 and _is_int(m[0])
-                and isinstance(m[1], str)):
-            raise RecordError(f"{where}: move {number} must be a [seat, \"move\"] pair, not "
-                              f"{_shown(m)}")
+        if not (isinstance(m, list) and len(m) == 2 and _is_int(m[0]) and isinstance(m[1], str)):
+            raise RecordError(
+                f'{where}: move {number} must be a [seat, "move"] pair, not {_shown(m)}'
+            )
     refills = rnd.get("refills")
     if not isinstance(refills, list):
-        raise RecordError(f"{where}: \"refills\" must be a list of [move count, [cards]] "
-                          f"pairs, not {_shown(refills)}")
+        raise RecordError(
+            f'{where}: "refills" must be a list of [move count, [cards]] '
+            f"pairs, not {_shown(refills)}"
+        )
     for number, r in enumerate(refills, 1):
         if not (isinstance(r, list) and len(r) == 2 and _is_int(r[0])):
-            raise RecordError(f"{where}: refill {number} must be a [move count, [cards]] "
-                              f"pair, not {_shown(r)}")
+            raise RecordError(
+                f"{where}: refill {number} must be a [move count, [cards]] pair, not {_shown(r)}"
+            )
         _check_cards(r[1], where, f"the stock of refill {number}")
     if rnd.get("result") is not None and not isinstance(rnd["result"], dict):
-        raise RecordError(f"{where}: \"result\" must be an object or null, not "
-                          f"{_shown(rnd['result'])}")
+        raise RecordError(
+            f'{where}: "result" must be an object or null, not {_shown(rnd["result"])}'
+        )
 
 
 def _check_card(value: Any, where: str, what: str) -> int:
     """The card ``value`` names; RecordError naming ``what`` where it is not a card name."""
     if not isinstance(value, str):
-        raise RecordError(f"{where}: {what} must be a card name such as \"7H\", not "
-                          f"{_shown(value)}")
+        raise RecordError(f'{where}: {what} must be a card name such as "7H", not {_shown(value)}')
     try:
         return parse_card(value)
     except YanivError as exc:
@@ -246,8 +264,7 @@ def _check_card(value: Any, where: str, what: str) -> int:
 def _check_cards(value: Any, where: str, what: str) -> None:
     """A list of card names, none twice."""
     if not isinstance(value, list):
-        raise RecordError(f"{where}: {what} must be a list of card names, not "
-                          f"{_shown(value)}")
+        raise RecordError(f"{where}: {what} must be a list of card names, not {_shown(value)}")
     seen: set[int] = set()
     for number, item in enumerate(value, 1):
         card = _check_card(item, where, f"card {number} of {what}")
@@ -299,10 +316,14 @@ def iter_replay(data: dict[str, Any]) -> Iterator[tuple[Game, int, Move | None]]
             for count, (seat, text) in enumerate(rnd["moves"], 1):
                 where = f"round {number}, move {count} ({_shown(text, 60)} by seat {seat})"
                 if seat != game.to_move:
-                    mover = ("the round is over" if game.to_move is None
-                             else f"seat {game.to_move} is to move")
-                    raise RecordError(f"the record does not replay: {where}: seat {seat} "
-                                      f"played, but {mover}")
+                    mover = (
+                        "the round is over"
+                        if game.to_move is None
+                        else f"seat {game.to_move} is to move"
+                    )
+                    raise RecordError(
+                        f"the record does not replay: {where}: seat {seat} played, but {mover}"
+                    )
                 move = parse_move(text)
                 game.play(move)
                 yield game, seat, move
@@ -310,17 +331,23 @@ def iter_replay(data: dict[str, Any]) -> Iterator[tuple[Game, int, Move | None]]
             done = [at for at, _ in game.refills]
             recorded = [at for at, _ in refills]
             if done != recorded:
-                raise RecordError(f"the record does not replay: {where}: the stock was "
-                                  f"refilled after moves {_shown(done)}, the record says "
-                                  f"{_shown(recorded)}")
+                raise RecordError(
+                    f"the record does not replay: {where}: the stock was "
+                    f"refilled after moves {_shown(done)}, the record says "
+                    f"{_shown(recorded)}"
+                )
             want = rnd.get("result")
             if want is not None and (game.result is None or game.result.to_dict() != want):
-                raise RecordError(f"the record does not replay: {where}: the replayed result "
-                                  "differs from the record's")
+                raise RecordError(
+                    f"the record does not replay: {where}: the replayed result "
+                    "differs from the record's"
+                )
             game._script = None
         if game is not None and "winners" in data and list(game.winners) != data["winners"]:
-            raise RecordError(f"the record does not replay: the game's winners are seats "
-                              f"{list(game.winners)}, the record says {data['winners']}")
+            raise RecordError(
+                f"the record does not replay: the game's winners are seats "
+                f"{list(game.winners)}, the record says {data['winners']}"
+            )
     except RecordError:
         raise
     except (YanivError, KeyError, TypeError, ValueError, IndexError) as exc:
@@ -345,5 +372,15 @@ def replay(data: dict[str, Any]) -> Game:
     return game
 
 
-__all__ = ["FORMAT", "VERSION", "RoundLog", "check", "dumps", "iter_replay", "load", "replay",
-           "save", "to_record"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "RoundLog",
+    "check",
+    "dumps",
+    "iter_replay",
+    "load",
+    "replay",
+    "save",
+    "to_record",
+]

@@ -117,8 +117,7 @@ class RuleSet:
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """A rule set from ``{"preset": NAME, OPTION: VALUE, ...}`` (preset default standard)."""
         if not isinstance(data, Mapping):
-            raise RuleError(f"rule options must be an object of OPTION: VALUE, not "
-                            f"{_shown(data)}")
+            raise RuleError(f"rule options must be an object of OPTION: VALUE, not {_shown(data)}")
         options = dict(data)
         name = options.pop("preset", "standard")
         if not isinstance(name, str):
@@ -134,8 +133,9 @@ class RuleSet:
         return dataclasses.replace(self, **overrides)
 
     @classmethod
-    def from_preset_and_options(cls, preset: str = "standard",
-                                options: Iterable[str] = ()) -> RuleSet:
+    def from_preset_and_options(
+        cls, preset: str = "standard", options: Iterable[str] = ()
+    ) -> RuleSet:
         """A preset with ``KEY=VALUE`` texts over it, as a command line or a form gives them.
 
         >>> RuleSet.from_preset_and_options("hebrew", ["yaniv_threshold=5"]).yaniv_threshold
@@ -193,20 +193,25 @@ def _check(name: str, value: Any) -> None:
     if name in CHOICES:
         if not isinstance(value, str) or value not in CHOICES[name]:
             allowed = ", ".join(repr(v) for v in CHOICES[name])
-            raise RuleError(f"bad value for option {name!r}: {_shown(value)}; "
-                            f"allowed: {allowed}")
+            raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: {allowed}")
     elif name in BOUNDS:
         low, high = BOUNDS[name]
         if not _is_int(value, low, high):
-            raise RuleError(f"bad value for option {name!r}: {_shown(value)}; "
-                            f"allowed: an integer {low} to {high}")
+            raise RuleError(
+                f"bad value for option {name!r}: {_shown(value)}; "
+                f"allowed: an integer {low} to {high}"
+            )
     elif name == "bonus_targets":
         low, high = TARGET_BOUNDS
-        if not isinstance(value, tuple) or len(value) > MAX_TARGETS or not all(
-            _is_int(v, low, high) for v in value
+        if (
+            not isinstance(value, tuple)
+            or len(value) > MAX_TARGETS
+            or not all(_is_int(v, low, high) for v in value)
         ):
-            raise RuleError(f"bad value for option 'bonus_targets': {_shown(value)}; allowed: "
-                            f"a list of at most {MAX_TARGETS} integers {low} to {high}")
+            raise RuleError(
+                f"bad value for option 'bonus_targets': {_shown(value)}; allowed: "
+                f"a list of at most {MAX_TARGETS} integers {low} to {high}"
+            )
     elif not isinstance(value, bool):
         raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: true, false")
 
@@ -231,15 +236,19 @@ def parse_option(name: str, text: str) -> Any:
         number = _parse_int(text)
         if number is None:
             low, high = BOUNDS[name]
-            raise RuleError(f"bad value for option {name!r}: {_shown(text)}; "
-                            f"expected an integer {low} to {high}")
+            raise RuleError(
+                f"bad value for option {name!r}: {_shown(text)}; "
+                f"expected an integer {low} to {high}"
+            )
         return number
     if name == "bonus_targets":
         words = text.replace(",", " ").split(maxsplit=MAX_TARGETS)
         numbers = [_parse_int(w) for w in words]
         if len(words) > MAX_TARGETS or None in numbers:
-            raise RuleError(f"bad value for option 'bonus_targets': {_shown(text)}; expected "
-                            f"at most {MAX_TARGETS} integers like 100,200")
+            raise RuleError(
+                f"bad value for option 'bonus_targets': {_shown(text)}; expected "
+                f"at most {MAX_TARGETS} integers like 100,200"
+            )
         return tuple(numbers)
     lowered = text.lower()
     if lowered in ("true", "yes", "on", "1"):

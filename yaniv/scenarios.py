@@ -257,8 +257,9 @@ def _want(key: str, value: object, where: str, seats: int) -> Any:
         return _names_of(value, where)
     if key == "legal_draws":
         texts = _cards(value, where)
-        return ["stock" if t.strip().lower() == "stock" else _names_of([t], where)[0]
-                for t in texts]
+        return [
+            "stock" if t.strip().lower() == "stock" else _names_of([t], where)[0] for t in texts
+        ]
     if key == "legal_discards":
         if not isinstance(value, list):
             raise ScenarioFailure(f"{where} must be a list of card lists, got {_kind(value)}")
@@ -433,8 +434,10 @@ def run_files(paths: Sequence[str | Path], out: Callable[[str], None] = print) -
             failed += 1
             continue
         if not isinstance(data, list):
-            out(f"FAIL {path}: cannot read scenarios: expected a JSON list of scenario objects, "
-                f"got {_kind(data)}")
+            out(
+                f"FAIL {path}: cannot read scenarios: expected a JSON list of scenario objects, "
+                f"got {_kind(data)}"
+            )
             failed += 1
             continue
         for j, scenario in enumerate(data, 1):

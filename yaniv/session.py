@@ -66,8 +66,9 @@ class Seat:
         if self.kind not in SEAT_KINDS:
             raise SetupError(f"seat kind {self.kind!r:.20}: one of {', '.join(SEAT_KINDS)}")
         if self.kind == "bot" and self.level not in bot_names():
-            raise SetupError(f"unknown bot level {self.level!r:.30}; levels: "
-                             + ", ".join(bot_names()))
+            raise SetupError(
+                f"unknown bot level {self.level!r:.30}; levels: " + ", ".join(bot_names())
+            )
         if self.kind == "program" and not (self.command or "").strip():
             raise SetupError(f"seat {self.name!r}: a program seat needs a command")
 
@@ -87,8 +88,13 @@ class Seat:
         seed = data.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise SetupError(f"a seat's seed must be a whole number, not {seed!r:.30}")
-        seat = cls(data["name"], str(data.get("kind", "human")), _text(data.get("level")),
-                   _text(data.get("command")), seed)
+        seat = cls(
+            data["name"],
+            str(data.get("kind", "human")),
+            _text(data.get("level")),
+            _text(data.get("command")),
+            seed,
+        )
         seat.check()
         return seat
 
@@ -100,16 +106,26 @@ def _text(value: Any) -> str | None:
 class Table:
     """A game at a table: the one place a front end talks to the engine."""
 
-    def __init__(self, rules: RuleSet, seats: Sequence[Seat], *, seed: int | None = None,
-                 record_path: str | Path | None = None, game: Game | None = None,
-                 time_limit: float = 10.0) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        seats: Sequence[Seat],
+        *,
+        seed: int | None = None,
+        record_path: str | Path | None = None,
+        game: Game | None = None,
+        time_limit: float = 10.0,
+    ) -> None:
         if not seats:
             raise SetupError("a table needs seats")
         for seat in seats:
             seat.check()
         self.seats: tuple[Seat, ...] = tuple(seats)
-        self.game = game if game is not None else Game.new(
-            rules, len(seats), seed, names=[s.name for s in seats])
+        self.game = (
+            game
+            if game is not None
+            else Game.new(rules, len(seats), seed, names=[s.name for s in seats])
+        )
         if self.game.n != len(self.seats):
             raise SetupError(f"{len(self.seats)} seats for a game of {self.game.n} players")
         self.record_path = None if record_path is None else Path(record_path)
@@ -122,8 +138,14 @@ class Table:
         self._closed = False
 
     @classmethod
-    def resume(cls, path: str | Path, seats: Sequence[Seat] | None = None, *,
-               record_path: str | Path | None = None, time_limit: float = 10.0) -> Table:
+    def resume(
+        cls,
+        path: str | Path,
+        seats: Sequence[Seat] | None = None,
+        *,
+        record_path: str | Path | None = None,
+        time_limit: float = 10.0,
+    ) -> Table:
         """The table of a saved game, ready to go on where it stopped.
 
         The seats come from the record unless given (their names must then be the record's);
@@ -140,10 +162,17 @@ class Table:
             except SetupError as exc:
                 raise RecordError(f"{path}: {exc}") from None
         if tuple(s.name for s in seats) != game.names:
-            raise RecordError(f"the seats {[s.name for s in seats]} are not the record's "
-                              f"players {list(game.names)}")
-        return cls(game.rules, seats, game=game, time_limit=time_limit,
-                   record_path=path if record_path is None else record_path)
+            raise RecordError(
+                f"the seats {[s.name for s in seats]} are not the record's "
+                f"players {list(game.names)}"
+            )
+        return cls(
+            game.rules,
+            seats,
+            game=game,
+            time_limit=time_limit,
+            record_path=path if record_path is None else record_path,
+        )
 
     # ------------------------------------------------------------- what front ends read
 
@@ -193,7 +222,9 @@ class Table:
         """The game so far in plain words, a line per turn, as ``seat`` saw it."""
         with self._lock:
             narrator, seen = self._stories.get(seat) or (
-                Narrator(self.names, seat, self.rules.draw_first), 0)
+                Narrator(self.names, seat, self.rules.draw_first),
+                0,
+            )
             events = self.game.events_since(seen, seat)
             narrator.read(events)
             self._stories[seat] = (narrator, seen + len(events))
@@ -208,8 +239,7 @@ class Table:
         if not view.legal_moves:
             return {"yaniv_probability": None, "advice": []}
         chance = coach.yaniv_success_probability(view) if view.can_yaniv else None
-        return {"yaniv_probability": chance,
-                "advice": [a.to_dict() for a in coach.advise(view)]}
+        return {"yaniv_probability": chance, "advice": [a.to_dict() for a in coach.advise(view)]}
 
     # ------------------------------------------------------------- moves
 
@@ -222,8 +252,11 @@ class Table:
                 return str(exc)
             if self.game.to_move != seat:
                 acting = self.game.to_move
-                return "the round is over" if acting is None else (
-                    f"it is {self.names[acting]}'s turn, not {self.names[seat]}'s")
+                return (
+                    "the round is over"
+                    if acting is None
+                    else (f"it is {self.names[acting]}'s turn, not {self.names[seat]}'s")
+                )
             return self.game.why_illegal(parsed)
 
     def play(self, seat: int, move: Move | str) -> RoundResult | None:
@@ -247,8 +280,9 @@ class Table:
         """
         view = self.view(seat)
         if not self.seats[seat].automatic:
-            raise IllegalMoveError(f"seat {seat} ({self.names[seat]}) is a person: "
-                                   "the table does not decide for it")
+            raise IllegalMoveError(
+                f"seat {seat} ({self.names[seat]}) is a person: the table does not decide for it"
+            )
         if not view.legal_moves:
             raise IllegalMoveError(f"{self.names[seat]} has no move to make now")
         try:
@@ -270,8 +304,9 @@ class Table:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yaniv-table")
         return self._worker.submit(self.decide, seat)
 
-    def play_automatic(self, until_human: bool = True, deal: bool = False,
-                       limit: int = 100_000) -> int:
+    def play_automatic(
+        self, until_human: bool = True, deal: bool = False, limit: int = 100_000
+    ) -> int:
         """Play the computer seats' moves at once, until a person must act (``until_human``)
         or the round ends (the game, with ``deal``: the next rounds are dealt too). Returns
         the moves played. Used to skip ahead once the person is out."""
@@ -310,8 +345,11 @@ class Table:
             return None
         with self._lock:
             try:
-                return record.save(self.game, self.record_path,
-                                   {"table": {"seats": [s.to_dict() for s in self.seats]}})
+                return record.save(
+                    self.game,
+                    self.record_path,
+                    {"table": {"seats": [s.to_dict() for s in self.seats]}},
+                )
             except (OSError, RecordError) as exc:
                 self.notes.append(f"the game could not be saved to {self.record_path}: {exc}")
                 return None

@@ -155,8 +155,9 @@ class PlayerView:
         rules = RuleSet.from_dict(data["rules"])
         phase = data["phase"]
         if not isinstance(phase, str) or phase.upper() not in Phase.__members__:
-            raise ViewError(f"phase {phase!r:.30} is not one of "
-                            + ", ".join(p.label for p in Phase))
+            raise ViewError(
+                f"phase {phase!r:.30} is not one of " + ", ".join(p.label for p in Phase)
+            )
         seat = SPECTATOR if data["seat"] is None else _int(data["seat"], "seat")
         return cls(
             seat=seat,

@@ -24,8 +24,10 @@ class Bot(Protocol):
 def legal_moves(view: PlayerView) -> tuple[Move, ...]:
     """The moves a bot may choose from; a view of a seat not to act is a caller's error."""
     if not view.legal_moves:
-        raise YanivError(f"seat {view.seat} has no move to make (phase {view.phase.label}, "
-                         f"to move: {view.to_move})")
+        raise YanivError(
+            f"seat {view.seat} has no move to make (phase {view.phase.label}, "
+            f"to move: {view.to_move})"
+        )
     return view.legal_moves
 
 

@@ -93,15 +93,24 @@ def calibration_features(view: PlayerView) -> tuple[float, ...]:
     if not seats:
         return (0.0, 0.0, 0.0, 0.0, 0.0)
     k = len(seats)
-    return (float(min(turns[s] for s in seats)), float(min(view.hand_sizes[s] for s in seats)),
-            float(k), sum(shed[s] / max(1, turns[s]) for s in seats) / k,
-            sum(pile[s] / max(1, draws[s]) for s in seats) / k)
+    return (
+        float(min(turns[s] for s in seats)),
+        float(min(view.hand_sizes[s] for s in seats)),
+        float(k),
+        sum(shed[s] / max(1, turns[s]) for s in seats) / k,
+        sum(pile[s] / max(1, draws[s]) for s in seats) / k,
+    )
 
 
 def view_seed(view: PlayerView) -> int:
     """A stable seed from the view's position (the same position, the same samples)."""
-    return (mask_of(view.hand) * 31 + len(view.events) * 7919 + view.round_no * 104729
-            + sum(view.scores) + view.seat) % (2**63)
+    return (
+        mask_of(view.hand) * 31
+        + len(view.events) * 7919
+        + view.round_no * 104729
+        + sum(view.scores)
+        + view.seat
+    ) % (2**63)
 
 
 def _weights(cards: list[Card], beta: float) -> tuple[list[float], list[float]]:
@@ -110,8 +119,14 @@ def _weights(cards: list[Card], beta: float) -> tuple[list[float], list[float]]:
     return w, list(accumulate(w))
 
 
-def _draw(rand: Callable[[], float], cards: list[Card], w: list[float], cum: list[float],
-          k: int, taken: int) -> tuple[list[Card], int]:
+def _draw(
+    rand: Callable[[], float],
+    cards: list[Card],
+    w: list[float],
+    cum: list[float],
+    k: int,
+    taken: int,
+) -> tuple[list[Card], int]:
     """``k`` cards not in the mask ``taken``, drawn one by one with chance proportional to
     their weight among those left (successive weighted sampling without replacement, the
     distribution of the Gumbel top-k trick); the cards and the mask with them added.
@@ -159,8 +174,11 @@ def _hidden_counts(opps: list[Opponent], pool: list[Card]) -> list[int]:
 
 
 def sample_unknown(
-    view: PlayerView, samples: int, rng: random.Random,
-    beta0: float = BETA0, beta1: float = BETA1,
+    view: PlayerView,
+    samples: int,
+    rng: random.Random,
+    beta0: float = BETA0,
+    beta1: float = BETA1,
 ) -> tuple[list[Card], list[tuple[Opponent, list[tuple[Card, ...]]]]]:
     """Sample opponents' unknown cards: the pool of unseen cards, and per opponent its
     ``samples`` sets of unknown cards (the i-th of each opponent make one deal of the pool).
@@ -170,8 +188,10 @@ def sample_unknown(
     """
     pool = view.unseen()
     opps = opponents(view)
-    plan = [(k, *_weights(pool, beta0 + beta1 * o.turns))
-            for o, k in zip(opps, _hidden_counts(opps, pool), strict=True)]
+    plan = [
+        (k, *_weights(pool, beta0 + beta1 * o.turns))
+        for o, k in zip(opps, _hidden_counts(opps, pool), strict=True)
+    ]
     rows: list[list[tuple[Card, ...]]] = [[] for _ in opps]
     rand = rng.random
     for _ in range(samples):
@@ -211,7 +231,7 @@ def _fail_chance(pool: list[Card], w_of: list[float], k: int, t: int) -> float |
                 if left <= 0:
                     continue
                 q = share * left * w_of[v]
-                nd = (*d[:i], d[i] + 1, *d[i + 1:])
+                nd = (*d[:i], d[i] + 1, *d[i + 1 :])
                 old = nxt.get(nd)
                 nxt[nd] = (q, s + v, gone + w_of[v]) if old is None else (old[0] + q, *old[1:])
             work += len(low)
@@ -227,8 +247,13 @@ def _fail_chance(pool: list[Card], w_of: list[float], k: int, t: int) -> float |
 _DP_WORK = 6_000
 
 
-def raw_success(view: PlayerView, samples: int = SAMPLES, seed: int | None = None,
-                beta0: float = BETA0, beta1: float = BETA1) -> tuple[float, bool]:
+def raw_success(
+    view: PlayerView,
+    samples: int = SAMPLES,
+    seed: int | None = None,
+    beta0: float = BETA0,
+    beta1: float = BETA1,
+) -> tuple[float, bool]:
     """The model's chance of success, and whether it is exact (nothing unknown).
 
     Where one opponent's unknown cards decide it, the chance is computed exactly; with more,
@@ -389,46 +414,72 @@ def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
     out: list[Advice] = []
     if YANIV in view.legal_moves and value > rules.yaniv_threshold:
         cost = -call_expectation(view, 0.0)
-        out.append(Advice(YANIV, 100.0 if cost > 0 else -100.0,
-                          f"a deliberate Assaf (R15): it costs you {cost:.0f} points "
-                          "after any bonus" + ("; worth it" if cost <= 0 else "")))
+        out.append(
+            Advice(
+                YANIV,
+                100.0 if cost > 0 else -100.0,
+                f"a deliberate Assaf (R15): it costs you {cost:.0f} points "
+                "after any bonus" + ("; worth it" if cost <= 0 else ""),
+            )
+        )
     elif YANIV in view.legal_moves:
         p = yaniv_success_probability(view)
         verdict = "call it" if should_call(view, p) else "risky"
         score = -100.0 if should_call(view, p) else 100.0
-        out.append(Advice(YANIV, score, f"{p:.0%} chance that nobody is at or under {value}; "
-                                        f"{verdict}"))
+        out.append(
+            Advice(YANIV, score, f"{p:.0%} chance that nobody is at or under {value}; {verdict}")
+        )
     moves = set(view.legal_moves)
     phase = view.phase
     if phase == Phase.SLAP:
         drawn = view.drawn if view.drawn is not None else -1
-        out.append(Advice(next(m for m in view.legal_moves if isinstance(m, Slap)), -1.0,
-                          f"slapping sheds {VALUE[drawn]} points at once"))
+        out.append(
+            Advice(
+                next(m for m in view.legal_moves if isinstance(m, Slap)),
+                -1.0,
+                f"slapping sheds {VALUE[drawn]} points at once",
+            )
+        )
         out.append(Advice(Pass(), 0.0, "keeps the card"))
     elif phase == Phase.START and not rules.draw_first:
         for score, d, draw in H.plan_discard_first(
             hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0
         )[:limit]:
             left = value - H.mask_value(d.mask)
-            out.append(Advice(d, score, f"sheds {H.mask_value(d.mask)} points, keeps "
-                                        f"{cards_text(c for c in view.hand if c not in d.cards)}"
-                                        f" ({left}); {_draw_text(draw)}"))
+            out.append(
+                Advice(
+                    d,
+                    score,
+                    f"sheds {H.mask_value(d.mask)} points, keeps "
+                    f"{cards_text(c for c in view.hand if c not in d.cards)}"
+                    f" ({left}); {_draw_text(draw)}",
+                )
+            )
     elif phase == Phase.START:
-        for score, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules,
-                                                dist, collects, 1.0):
+        for score, card in H.draw_first_options(
+            hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0
+        ):
             move: Move = Draw(card)
-            why = ("the stock: nothing on the pile helps" if card is None else
-                   f"{NAMES[card]} is low or combines with the hand")
+            why = (
+                "the stock: nothing on the pile helps"
+                if card is None
+                else f"{NAMES[card]} is low or combines with the hand"
+            )
             out.append(Advice(move, score, why))
     elif phase == Phase.DRAW:
         for c in [None, *view.pickable]:
             if c is None and not stock_ok:
                 continue
-            e = (H.stock_eval(hand, value, rules, dist) if c is None
-                 else H.hand_eval(hand | 1 << c, value + VALUE[c], rules))
-            why = ("an unknown card, on average worth "
-                   f"{sum(v * p for v, p in enumerate(dist)):.1f}" if c is None else
-                   f"{NAMES[c]} leaves {value + VALUE[c]} in hand")
+            e = (
+                H.stock_eval(hand, value, rules, dist)
+                if c is None
+                else H.hand_eval(hand | 1 << c, value + VALUE[c], rules)
+            )
+            why = (
+                f"an unknown card, on average worth {sum(v * p for v, p in enumerate(dist)):.1f}"
+                if c is None
+                else f"{NAMES[c]} leaves {value + VALUE[c]} in hand"
+            )
             out.append(Advice(Draw(c), e, why))
     elif phase == Phase.DISCARD:
         drawn = view.drawn if view.drawn is not None else -1

@@ -52,4 +52,3 @@ class EasyBot:
         if DRAW_STOCK in moves:
             return DRAW_STOCK
         return moves[0]
-

@@ -83,8 +83,15 @@ def _rollout_turn(g: Game, me: int, w_me: float) -> None:
         draw: Card | None = None
         pickable = g.pickable
         for d in legal_discards(hand, rules):
-            e, dr = H.draw_choice(hand ^ d.mask, value - H.mask_value(d.mask), pickable,
-                                  stock_ok, rules, H.DECK_DIST, w)
+            e, dr = H.draw_choice(
+                hand ^ d.mask,
+                value - H.mask_value(d.mask),
+                pickable,
+                stock_ok,
+                rules,
+                H.DECK_DIST,
+                w,
+            )
             if e < best:
                 best, pick, draw = e, d, dr
         assert pick is not None
@@ -103,8 +110,14 @@ def _rollout_turn(g: Game, me: int, w_me: float) -> None:
     g.apply(ds[0][1])
 
 
-def rollout(g: Game, me: int, others: Sequence[int], before: Sequence[int],
-            turns: int = ROLLOUT_TURNS, w_me: float = EXPERT_SHED_WEIGHT) -> float:
+def rollout(
+    g: Game,
+    me: int,
+    others: Sequence[int],
+    before: Sequence[int],
+    turns: int = ROLLOUT_TURNS,
+    w_me: float = EXPERT_SHED_WEIGHT,
+) -> float:
     """Play the round out with the fast heuristic; my outcome (higher is better)."""
     for _ in range(turns):
         if g.phase >= Phase.ROUND_OVER:
@@ -149,10 +162,19 @@ def bonus_pull(view: PlayerView, weight: float = BONUS_PULL) -> tuple[int, float
     return None
 
 
-def pulled_plans(plans: list[tuple[float, Discard, Card | None]], hand: int, value: int,
-                 pickable: Sequence[Card], stock_ok: bool, rules: RuleSet,
-                 dist: Sequence[float], collects: int, w: float, need: int, worth: float
-                 ) -> list[tuple[float, Discard, Card | None]]:
+def pulled_plans(
+    plans: list[tuple[float, Discard, Card | None]],
+    hand: int,
+    value: int,
+    pickable: Sequence[Card],
+    stock_ok: bool,
+    rules: RuleSet,
+    dist: Sequence[float],
+    collects: int,
+    w: float,
+    need: int,
+    worth: float,
+) -> list[tuple[float, Discard, Card | None]]:
     """``H.plan_discard_first``'s plans re-judged with the bonus pull: a hand of value ``need``
     after the draw is worth ``worth`` (a stock draw by the chance of its value), best first."""
     out: list[tuple[float, Discard, Card | None]] = []
@@ -183,9 +205,16 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, worlds: int = 16, candidates: int = 1,
-                 margin: float = 3.0, search_yaniv: bool = True,
-                 shed_weight: float | None = None, pull: float = BONUS_PULL) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        worlds: int = 16,
+        candidates: int = 1,
+        margin: float = 3.0,
+        search_yaniv: bool = True,
+        shed_weight: float | None = None,
+        pull: float = BONUS_PULL,
+    ) -> None:
         self.rng = random.Random(seed)
         self.worlds = worlds
         self.candidates = candidates
@@ -236,12 +265,23 @@ class ExpertBot:
         cands: list[tuple[Move, Card | None]] = []
         scores: list[float] = []
         if not rules.draw_first:
-            plans = H.plan_discard_first(hand, value, view.pickable, stock_ok, rules,
-                                         dist, collects, 1.0, self.w_now)
+            plans = H.plan_discard_first(
+                hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0, self.w_now
+            )
             pull = bonus_pull(view, self.pull) if self.pull else None
             if pull is not None:
-                plans = pulled_plans(plans, hand, value, view.pickable, stock_ok, rules, dist,
-                                     collects, self.w_now, *pull)
+                plans = pulled_plans(
+                    plans,
+                    hand,
+                    value,
+                    view.pickable,
+                    stock_ok,
+                    rules,
+                    dist,
+                    collects,
+                    self.w_now,
+                    *pull,
+                )
             for e, d, draw in plans:
                 if d in moves and all(d != c for c, _ in cands):
                     cands.append((d, draw))
@@ -249,8 +289,9 @@ class ExpertBot:
                 if len(cands) >= self.candidates:
                     break
         else:
-            for e, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules,
-                                                dist, collects, 1.0, self.w_now):
+            for e, card in H.draw_first_options(
+                hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0, self.w_now
+            ):
                 m = DRAW_STOCK if card is None else DRAWS[card]
                 if m in moves and len(cands) < self.candidates:
                     cands.append((m, None))
@@ -267,9 +308,7 @@ class ExpertBot:
                 if should_call(view, q):
                     return YANIV
                 yaniv_ok = False
-        if not yaniv_ok and (
-            len(cands) == 1 or (len(scores) > 1 and scores[1] - scores[0] > 4.0)
-        ):
+        if not yaniv_ok and (len(cands) == 1 or (len(scores) > 1 and scores[1] - scores[0] > 4.0)):
             return self._commit(view, cands[0])
         if yaniv_ok:
             cands.insert(0, (YANIV, None))
@@ -314,8 +353,15 @@ class ExpertBot:
             self.rng.shuffle(stock)
             try:
                 g = Game.from_position(
-                    view.rules, hands, stock, view.pile, view.seat, scores=view.scores,
-                    out=out, known=view.known, round_no=view.round_no,
+                    view.rules,
+                    hands,
+                    stock,
+                    view.pile,
+                    view.seat,
+                    scores=view.scores,
+                    out=out,
+                    known=view.known,
+                    round_no=view.round_no,
                     seed=self.rng.getrandbits(32),
                 )
             except YanivError:
@@ -325,8 +371,9 @@ class ExpertBot:
             games.append(g)
         return games
 
-    def _search(self, view: PlayerView, cands: list[tuple[Move, Card | None]]
-                ) -> list[float] | None:
+    def _search(
+        self, view: PlayerView, cands: list[tuple[Move, Card | None]]
+    ) -> list[float] | None:
         worlds = self.worlds_for(view, self.worlds)
         if not worlds:
             return None
@@ -344,8 +391,9 @@ class ExpertBot:
                     else:
                         g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
                 elif g.phase == Phase.DISCARD:
-                    ds = H.best_discard_after_draw(g.hands[me], g.values[me], g.drawn, g.rules,
-                                                   w=self.w_now)
+                    ds = H.best_discard_after_draw(
+                        g.hands[me], g.values[me], g.drawn, g.rules, w=self.w_now
+                    )
                     g.apply(ds[0][1])
                 if g.phase == Phase.SLAP:
                     g.apply(SLAPS[g.drawn])
@@ -354,4 +402,3 @@ class ExpertBot:
                 else:
                     totals[i] += rollout(g, me, others, before, w_me=self.w_now)
         return totals
-

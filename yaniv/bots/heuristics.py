@@ -20,9 +20,7 @@ SHED_WEIGHT = 0.55
 #: Bonus for a hand that may call Yaniv next turn.
 YANIV_BONUS = 3.0
 #: Value distribution (0..10) of a full deck with two jokers, for when nothing is tracked.
-DECK_DIST: tuple[float, ...] = tuple(
-    x / 54 for x in (2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16)
-)
+DECK_DIST: tuple[float, ...] = tuple(x / 54 for x in (2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16))
 
 _SHED: dict[tuple[bool, str], dict[int, int]] = {}
 _MASK_VALUE: dict[int, int] = {}
@@ -93,8 +91,9 @@ def value_dist(cards: Iterable[Card]) -> tuple[float, ...]:
     return tuple(x / n for x in counts)
 
 
-def stock_eval(hand: int, value: int, rules: RuleSet, dist: Sequence[float],
-               w: float = SHED_WEIGHT) -> float:
+def stock_eval(
+    hand: int, value: int, rules: RuleSet, dist: Sequence[float], w: float = SHED_WEIGHT
+) -> float:
     """Expected ``hand_eval`` after drawing an unknown card with value distribution ``dist``."""
     ms = shed_max(hand, rules)
     t = rules.yaniv_threshold
@@ -114,8 +113,10 @@ def combines(card: Card, hand: int) -> bool:
         return True
     r, s = RANK[card], SUIT[card]
     for other in range(52):
-        if hand >> other & 1 and other != card and (
-            RANK[other] == r or (SUIT[other] == s and abs(RANK[other] - r) <= 2)
+        if (
+            hand >> other & 1
+            and other != card
+            and (RANK[other] == r or (SUIT[other] == s and abs(RANK[other] - r) <= 2))
         ):
             return True
     return False
@@ -156,8 +157,9 @@ def plan_discard_first(
     plans: list[tuple[float, Discard, Card | None]] = []
     for d in legal_discards(hand, rules):
         rest = hand ^ d.mask
-        best, draw = draw_choice(rest, value - mask_value(d.mask), pickable_cards, stock_ok,
-                                 rules, dist, w)
+        best, draw = draw_choice(
+            rest, value - mask_value(d.mask), pickable_cards, stock_ok, rules, dist, w
+        )
         if feed_weight:
             best += feed_penalty(d, rules, collects, feed_weight)
         plans.append((best, d, draw))
@@ -166,16 +168,26 @@ def plan_discard_first(
 
 
 def best_draw(
-    hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
-    dist: Sequence[float], w: float = SHED_WEIGHT,
+    hand: int,
+    value: int,
+    pickable_cards: Sequence[Card],
+    stock_ok: bool,
+    rules: RuleSet,
+    dist: Sequence[float],
+    w: float = SHED_WEIGHT,
 ) -> Card | None:
     """The draw (a pickable card, or None for the stock) that leaves the best hand."""
     return draw_choice(hand, value, pickable_cards, stock_ok, rules, dist, w)[1]
 
 
 def draw_choice(
-    hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
-    dist: Sequence[float], w: float = SHED_WEIGHT,
+    hand: int,
+    value: int,
+    pickable_cards: Sequence[Card],
+    stock_ok: bool,
+    rules: RuleSet,
+    dist: Sequence[float],
+    w: float = SHED_WEIGHT,
 ) -> tuple[float, Card | None]:
     """The best draw for ``hand`` (None: the stock) and the judgement of the hand it leaves."""
     best = stock_eval(hand, value, rules, dist, w) if stock_ok else 1e9
@@ -188,8 +200,13 @@ def draw_choice(
 
 
 def best_discard_after_draw(
-    hand: int, value: int, drawn: int, rules: RuleSet, collects: int = 0,
-    feed_weight: float = 0.0, w: float = SHED_WEIGHT,
+    hand: int,
+    value: int,
+    drawn: int,
+    rules: RuleSet,
+    collects: int = 0,
+    feed_weight: float = 0.0,
+    w: float = SHED_WEIGHT,
 ) -> list[tuple[float, Discard]]:
     """Draw-first: the legal discards of ``hand`` (the drawn card in it), best first.
 
@@ -209,8 +226,15 @@ def best_discard_after_draw(
 
 
 def draw_first_options(
-    hand: int, value: int, pickable_cards: Sequence[Card], stock_ok: bool, rules: RuleSet,
-    dist: Sequence[float], collects: int = 0, feed_weight: float = 0.0, w: float = SHED_WEIGHT,
+    hand: int,
+    value: int,
+    pickable_cards: Sequence[Card],
+    stock_ok: bool,
+    rules: RuleSet,
+    dist: Sequence[float],
+    collects: int = 0,
+    feed_weight: float = 0.0,
+    w: float = SHED_WEIGHT,
 ) -> list[tuple[float, Card | None]]:
     """Draw-first, at the start of a turn: each draw with the best discard after it, best first."""
     out: list[tuple[float, Card | None]] = []

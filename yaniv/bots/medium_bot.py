@@ -14,8 +14,9 @@ from .base import legal_moves, register
 from .coach import call_expectation, opponents, should_call, yaniv_success_probability
 
 
-def heuristic_move(view: PlayerView, rng: random.Random, feed_weight: float = 1.0,
-                   w: float = H.SHED_WEIGHT) -> Move:
+def heuristic_move(
+    view: PlayerView, rng: random.Random, feed_weight: float = 1.0, w: float = H.SHED_WEIGHT
+) -> Move:
     """The best non-Yaniv move by the shared hand heuristics, with card tracking."""
     moves = view.legal_moves
     if DRAW_STOCK in moves and H.stalled(len(view.events), rng.random()):
@@ -31,14 +32,16 @@ def heuristic_move(view: PlayerView, rng: random.Random, feed_weight: float = 1.
     stock_ok = DRAW_STOCK in moves or (phase == Phase.START and view.stock_size > 0)
     legal = set(moves)
     if phase == Phase.START and not rules.draw_first:
-        plans = H.plan_discard_first(hand, value, view.pickable, stock_ok, rules, dist,
-                                     collects, feed_weight, w)
+        plans = H.plan_discard_first(
+            hand, value, view.pickable, stock_ok, rules, dist, collects, feed_weight, w
+        )
         for _, d, _ in plans:
             if d in legal:
                 return d
     elif phase == Phase.START:
-        for _, card in H.draw_first_options(hand, value, view.pickable, stock_ok, rules, dist,
-                                            collects, feed_weight, w):
+        for _, card in H.draw_first_options(
+            hand, value, view.pickable, stock_ok, rules, dist, collects, feed_weight, w
+        ):
             m = DRAW_STOCK if card is None else DRAWS[card]
             if m in legal:
                 return m
@@ -49,8 +52,7 @@ def heuristic_move(view: PlayerView, rng: random.Random, feed_weight: float = 1.
             return m
     elif phase == Phase.DISCARD:
         drawn = view.drawn if view.drawn is not None else -1
-        for _, d in H.best_discard_after_draw(hand, value, drawn, rules, collects, feed_weight,
-                                              w):
+        for _, d in H.best_discard_after_draw(hand, value, drawn, rules, collects, feed_weight, w):
             if d in legal:
                 return d
     return next((m for m in moves if m != YANIV), moves[0])

@@ -25,9 +25,11 @@ from .storage import Store, default_database_url
 #: Where the static front end lives.
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
-MISSING_WEB = ("<!doctype html><meta charset=utf-8><title>Yaniv</title>"
-               "<p>The web front end is missing: there is no folder {path}. The API "
-               "(/api/...) and the websocket (/ws/...) work without it.</p>")
+MISSING_WEB = (
+    "<!doctype html><meta charset=utf-8><title>Yaniv</title>"
+    "<p>The web front end is missing: there is no folder {path}. The API "
+    "(/api/...) and the websocket (/ws/...) work without it.</p>"
+)
 
 
 def options() -> dict[str, Any]:
@@ -46,9 +48,15 @@ def options() -> dict[str, Any]:
     return out
 
 
-def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: float = 60.0,
-               slap_window: float = 1.0, flood_limit: int = FLOOD_LIMIT,
-               web_dir: Path | None = WEB_DIR) -> FastAPI:
+def create_app(
+    database: str | None = None,
+    *,
+    bot_delay: float = 0.8,
+    grace: float = 60.0,
+    slap_window: float = 1.0,
+    flood_limit: int = FLOOD_LIMIT,
+    web_dir: Path | None = WEB_DIR,
+) -> FastAPI:
     """The app, with its store opened (and migrated) and its rooms resumed at startup.
 
     ``flood_limit`` (messages a second before a client is disconnected) is the protocol's 20;
@@ -59,8 +67,13 @@ def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: fl
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
-        hub = Hub(store, bot_delay=bot_delay, grace=grace, slap_window=slap_window,
-                  flood_limit=flood_limit)
+        hub = Hub(
+            store,
+            bot_delay=bot_delay,
+            grace=grace,
+            slap_window=slap_window,
+            flood_limit=flood_limit,
+        )
         await hub.load()
         app.state.hub = hub
         try:
@@ -68,8 +81,13 @@ def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: fl
         finally:
             await hub.close()
 
-    app = FastAPI(title="Yaniv", lifespan=lifespan, docs_url="/api/docs",
-                  openapi_url="/api/openapi.json", redoc_url=None)
+    app = FastAPI(
+        title="Yaniv",
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
 
     def hub_of(request: Request | WebSocket) -> Hub:
         hub: Hub = request.app.state.hub
@@ -123,9 +141,11 @@ def create_app(database: str | None = None, *, bot_delay: float = 0.8, grace: fl
 
     @app.get("/api/levels")
     async def levels() -> dict[str, Any]:
-        return {"levels": bot_names(),
-                "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
-                "options": options()}
+        return {
+            "levels": bot_names(),
+            "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
+            "options": options(),
+        }
 
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:

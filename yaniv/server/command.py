@@ -13,17 +13,25 @@ def serve_command(
     host: str = typer.Option("127.0.0.1", help="the address to listen on"),
     port: int = typer.Option(8000, min=0, max=65535, help="the port to listen on"),
     database: str | None = typer.Option(
-        None, help="a SQLAlchemy URL (default: an SQLite file in the user's data directory; "
-        "postgresql://... for PostgreSQL)"),
-    bot_delay: float = typer.Option(0.8, min=0.0, max=30.0,
-                                    help="seconds a bot waits before each move"),
-    grace: float = typer.Option(60.0, min=0.0, help="seconds a dropped player's seat is "
-                                "held before a bot plays it"),
-    slap_window: float = typer.Option(1.0, min=0.0, max=10.0,
-                                      help="seconds the others wait after a person's stock "
-                                      "draw under slapdown"),
-    browser: bool = typer.Option(True, "--browser/--no-browser",
-                                 help="open the web app in a browser"),
+        None,
+        help="a SQLAlchemy URL (default: an SQLite file in the user's data directory; "
+        "postgresql://... for PostgreSQL)",
+    ),
+    bot_delay: float = typer.Option(
+        0.8, min=0.0, max=30.0, help="seconds a bot waits before each move"
+    ),
+    grace: float = typer.Option(
+        60.0, min=0.0, help="seconds a dropped player's seat is held before a bot plays it"
+    ),
+    slap_window: float = typer.Option(
+        1.0,
+        min=0.0,
+        max=10.0,
+        help="seconds the others wait after a person's stock draw under slapdown",
+    ),
+    browser: bool = typer.Option(
+        True, "--browser/--no-browser", help="open the web app in a browser"
+    ),
 ) -> None:
     """Play Yaniv in the browser: against the computer, or with friends in a room."""
     try:

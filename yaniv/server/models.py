@@ -27,8 +27,7 @@ class RoomRow(Base):
     status: Mapped[str] = mapped_column(String(10), index=True)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
-    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now,
-                                              onupdate=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
 
 
 class PlayerRow(Base):

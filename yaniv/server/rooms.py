@@ -77,8 +77,9 @@ class SeatInfo:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SeatInfo:
         """The inverse of ``to_dict``."""
-        return cls(str(data["name"]), str(data.get("kind", "human")), data.get("level"),
-                   data.get("seed"))
+        return cls(
+            str(data["name"]), str(data.get("kind", "human")), data.get("level"), data.get("seed")
+        )
 
     def table_seat(self) -> Seat:
         """The table's seat for this one."""
@@ -115,8 +116,15 @@ class Conn:
 class Room:
     """A room in memory: seats, rules, status, the table once started, connections."""
 
-    def __init__(self, hub: Hub, code: str, rules: RuleSet, seats: list[SeatInfo | None],
-                 status: str = "waiting", table: Table | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        code: str,
+        rules: RuleSet,
+        seats: list[SeatInfo | None],
+        status: str = "waiting",
+        table: Table | None = None,
+    ) -> None:
         self.hub = hub
         self.code = code
         self.rules = rules
@@ -147,8 +155,11 @@ class Room:
             if info is None:
                 out.append(None)
                 continue
-            entry: dict[str, Any] = {"name": info.name, "kind": info.kind,
-                                     "connected": info.kind == "bot" or self.connected(i)}
+            entry: dict[str, Any] = {
+                "name": info.name,
+                "kind": info.kind,
+                "connected": info.kind == "bot" or self.connected(i),
+            }
             if info.level is not None:
                 entry["level"] = info.level
             out.append(entry)
@@ -156,8 +167,13 @@ class Room:
 
     def info(self) -> dict[str, Any]:
         """``GET /api/rooms/{code}``."""
-        return {"room": self.code, "status": self.status, "rules": self.rules.to_dict(),
-                "seats": self.public_seats(), "max_players": MAX_PLAYERS}
+        return {
+            "room": self.code,
+            "status": self.status,
+            "rules": self.rules.to_dict(),
+            "seats": self.public_seats(),
+            "max_players": MAX_PLAYERS,
+        }
 
     async def state(self, conn: Conn) -> dict[str, Any]:
         """The ``state`` message for one connection."""
@@ -170,8 +186,13 @@ class Room:
         coach = None
         if conn.coach and conn.seat is not None:
             coach = await asyncio.to_thread(table.coach, conn.seat)
-        return {"type": "state", "view": view.to_dict(), "story": story, "seats": seats,
-                "coach": coach}
+        return {
+            "type": "state",
+            "view": view.to_dict(),
+            "story": story,
+            "seats": seats,
+            "coach": coach,
+        }
 
     async def send_state(self, conn: Conn) -> None:
         """Send one connection its state."""
@@ -205,10 +226,16 @@ class Room:
         """The room as the store keeps it."""
         text = None
         if self.table is not None:
-            text = record.dumps(self.table.game, {"table": {
-                "seats": [s.to_dict() for s in self.table.seats]}})
-        return (self.code, self.rules.to_dict(),
-                [None if s is None else s.to_dict() for s in self.seats], self.status, text)
+            text = record.dumps(
+                self.table.game, {"table": {"seats": [s.to_dict() for s in self.table.seats]}}
+            )
+        return (
+            self.code,
+            self.rules.to_dict(),
+            [None if s is None else s.to_dict() for s in self.seats],
+            self.status,
+            text,
+        )
 
     async def persist(self) -> None:
         """Store the room (and the game's record) now."""
@@ -243,7 +270,8 @@ class Room:
                         return
                     seat = table.to_move
                     deal = table.phase is Phase.ROUND_OVER and all(
-                        self.automatic(s) for s in range(len(table.seats)))
+                        self.automatic(s) for s in range(len(table.seats))
+                    )
                     if not deal and (seat is None or not self.automatic(seat)):
                         self.driver = None
                         return
@@ -260,8 +288,11 @@ class Room:
                 assert seat is not None
                 move = await asyncio.to_thread(self._decide, seat)
                 async with self.lock:
-                    if table.to_move != seat or not self.automatic(seat) or table.why_not(
-                            seat, move) is not None:
+                    if (
+                        table.to_move != seat
+                        or not self.automatic(seat)
+                        or table.why_not(seat, move) is not None
+                    ):
                         continue
                     await self._apply(seat, move)
                 await self.broadcast()
@@ -291,8 +322,12 @@ class Room:
         self.table.play(seat, move)
         if self.table.phase is Phase.GAME_OVER:
             self.status = "over"
-        if (move == DRAW_STOCK and self.rules.slapdown != "off"
-                and not self.automatic(seat) and self.hub.slap_window > 0):
+        if (
+            move == DRAW_STOCK
+            and self.rules.slapdown != "off"
+            and not self.automatic(seat)
+            and self.hub.slap_window > 0
+        ):
             self.hold_seat = seat
             self.hold_until = time.monotonic() + self.hub.slap_window
         await self.persist()
@@ -302,8 +337,9 @@ class Room:
     async def handle(self, conn: Conn, text: str) -> None:
         """Answer one message of a connection."""
         if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
-            await conn.send({"type": "error", "message":
-                             f"a message may be {MAX_MESSAGE} bytes at most"})
+            await conn.send(
+                {"type": "error", "message": f"a message may be {MAX_MESSAGE} bytes at most"}
+            )
             return
         try:
             data = json.loads(text)
@@ -311,12 +347,16 @@ class Room:
             await conn.send({"type": "error", "message": "the message is not valid JSON"})
             return
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            await conn.send({"type": "error",
-                             "message": "a message is a JSON object with a type"})
+            await conn.send({"type": "error", "message": "a message is a JSON object with a type"})
             return
         if data["type"] not in ("move", "next_round", "coach", "ping"):
-            await conn.send({"type": "error", "message": f"unknown message type "
-                             f"{data['type'][:40]!r}; types: move, next_round, coach, ping"})
+            await conn.send(
+                {
+                    "type": "error",
+                    "message": f"unknown message type "
+                    f"{data['type'][:40]!r}; types: move, next_round, coach, ping",
+                }
+            )
             return
         try:
             message = CLIENT_MESSAGE.validate_python(data)
@@ -435,8 +475,15 @@ class Room:
 class Hub:
     """Every room, the store behind them, and the server's settings."""
 
-    def __init__(self, store: Store, *, bot_delay: float = 0.8, grace: float = 60.0,
-                 slap_window: float = 1.0, flood_limit: int = FLOOD_LIMIT) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.8,
+        grace: float = 60.0,
+        slap_window: float = 1.0,
+        flood_limit: int = FLOOD_LIMIT,
+    ) -> None:
         self.store = store
         self.flood_limit = flood_limit
         self.bot_delay = bot_delay
@@ -466,8 +513,7 @@ class Hub:
             game = record.resume(data)
             table_seats = [Seat.from_dict(s) for s in data["table"]["seats"]]
             table = Table(game.rules, table_seats, game=game)
-        room = Room(self, stored.code, RuleSet.from_dict(stored.rules), seats, stored.status,
-                    table)
+        room = Room(self, stored.code, RuleSet.from_dict(stored.rules), seats, stored.status, table)
         room.tokens = dict(stored.players)
         # Nobody is connected yet: every person's seat is held for the grace period.
         for seat, info in enumerate(seats):
@@ -506,8 +552,9 @@ class Hub:
     @staticmethod
     def _level(level: str) -> str:
         if level not in bot_names():
-            raise ApiError(400, f"unknown bot level {level[:20]!r}; levels: "
-                           + ", ".join(bot_names()))
+            raise ApiError(
+                400, f"unknown bot level {level[:20]!r}; levels: " + ", ".join(bot_names())
+            )
         return level
 
     async def _add_player(self, room: Room, seat: int, name: str) -> str:
@@ -517,14 +564,18 @@ class Hub:
         await self.store.run(self.store.add_player, room.code, hashed, seat, name)
         return token
 
-    async def new_game(self, name: str, opponents: list[str],
-                       rules: dict[str, Any]) -> dict[str, Any]:
+    async def new_game(
+        self, name: str, opponents: list[str], rules: dict[str, Any]
+    ) -> dict[str, Any]:
         """A game against the computer, dealt at once."""
         ruleset = self._rules(rules)
         seats: list[SeatInfo | None] = [SeatInfo(name)]
         for i, level in enumerate(opponents):
-            seats.append(SeatInfo(BOT_NAMES[i % len(BOT_NAMES)], "bot", self._level(level),
-                                  secrets.randbits(31)))
+            seats.append(
+                SeatInfo(
+                    BOT_NAMES[i % len(BOT_NAMES)], "bot", self._level(level), secrets.randbits(31)
+                )
+            )
         room = Room(self, self._new_code(), ruleset, seats)
         self.rooms[room.code] = room
         async with room.lock:
@@ -567,8 +618,13 @@ class Hub:
         if room.tokens.get(token_hash(token)) != 0:
             raise ApiError(403, "only the room's host may do that")
 
-    async def settings(self, code: str, token: str, rules: dict[str, Any] | None,
-                       bots: list[tuple[int, str]] | None) -> dict[str, Any]:
+    async def settings(
+        self,
+        code: str,
+        token: str,
+        rules: dict[str, Any] | None,
+        bots: list[tuple[int, str]] | None,
+    ) -> dict[str, Any]:
         """The host changes the rules or puts bots in seats, before the start."""
         room = self.room(code)
         async with room.lock:
@@ -604,8 +660,10 @@ class Hub:
             if empty:
                 raise ApiError(409, f"seat {empty[0]} is empty: fill it with a bot")
             if len(room.seats) < MIN_PLAYERS:
-                raise ApiError(409, f"a game needs {MIN_PLAYERS} players at least: "
-                               "wait for a friend or add a bot")
+                raise ApiError(
+                    409,
+                    f"a game needs {MIN_PLAYERS} players at least: wait for a friend or add a bot",
+                )
             try:
                 room.start_table()
             except YanivError as exc:
@@ -627,8 +685,9 @@ class Hub:
         if token:
             seat = room.tokens.get(token_hash(token))
             if seat is None:
-                await ws.send_json({"type": "error",
-                                    "message": "this token is not a player's of this room"})
+                await ws.send_json(
+                    {"type": "error", "message": "this token is not a player's of this room"}
+                )
                 await ws.close(code=4403)
                 return
         conn = Conn(ws, seat)
@@ -641,11 +700,18 @@ class Hub:
                 text = message.get("text")
                 if text is None:
                     raw = message.get("bytes") or b""
-                    text = raw.decode("utf-8", "replace") if len(raw) <= MAX_MESSAGE else (
-                        "x" * (MAX_MESSAGE + 1))
+                    text = (
+                        raw.decode("utf-8", "replace")
+                        if len(raw) <= MAX_MESSAGE
+                        else ("x" * (MAX_MESSAGE + 1))
+                    )
                 if conn.flooding(time.monotonic(), self.flood_limit):
-                    await conn.send({"type": "error", "message": f"more than "
-                                     f"{self.flood_limit} messages a second: goodbye"})
+                    await conn.send(
+                        {
+                            "type": "error",
+                            "message": f"more than {self.flood_limit} messages a second: goodbye",
+                        }
+                    )
                     await ws.close(code=1008)
                     break
                 await room.handle(conn, text)

@@ -120,8 +120,9 @@ class PingMessage(_Strict):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[MoveMessage | NextRoundMessage | CoachMessage | PingMessage,
-                          Field(discriminator="type")]
+ClientMessage = Annotated[
+    MoveMessage | NextRoundMessage | CoachMessage | PingMessage, Field(discriminator="type")
+]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 

@@ -63,8 +63,9 @@ def migrate(engine: Engine) -> None:
     """Bring the database up to the newest Alembic revision."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url",
-                           engine.url.render_as_string(hide_password=False).replace("%", "%%"))
+    config.set_main_option(
+        "sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%")
+    )
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         alembic_command.upgrade(config, "head")
@@ -108,14 +109,16 @@ class Store:
         with self._sessions() as session:
             return session.get(RoomRow, code) is not None
 
-    def save_room(self, code: str, rules: dict[str, Any], seats: list[Any], status: str,
-                  record: str | None) -> None:
+    def save_room(
+        self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
+    ) -> None:
         """Insert or update a room."""
         with self._sessions.begin() as session:
             row = session.get(RoomRow, code)
             if row is None:
-                session.add(RoomRow(code=code, rules=rules, seats=seats, status=status,
-                                    record=record))
+                session.add(
+                    RoomRow(code=code, rules=rules, seats=seats, status=status, record=record)
+                )
             else:
                 row.rules, row.seats, row.status, row.record = rules, seats, status, record
 
@@ -131,8 +134,16 @@ class Store:
             out = []
             for row in rooms:
                 players = session.scalars(select(PlayerRow).where(PlayerRow.room == row.code))
-                out.append(StoredRoom(row.code, dict(row.rules), list(row.seats), row.status,
-                                      row.record, {p.token_hash: p.seat for p in players}))
+                out.append(
+                    StoredRoom(
+                        row.code,
+                        dict(row.rules),
+                        list(row.seats),
+                        row.status,
+                        row.record,
+                        {p.token_hash: p.seat for p in players},
+                    )
+                )
             return out
 
     def session(self) -> Session:

@@ -21,8 +21,13 @@ class YanivApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [Binding("ctrl+q,ctrl+c", "request_quit", "quit", show=False, priority=True)]
 
-    def __init__(self, options: Options | None = None, *, start: bool = False,
-                 controller: Controller | None = None) -> None:
+    def __init__(
+        self,
+        options: Options | None = None,
+        *,
+        start: bool = False,
+        controller: Controller | None = None,
+    ) -> None:
         super().__init__()
         self.options = options or Options()
         self.start_at_table = start

@@ -59,8 +59,7 @@ def card_colour(card: Card, palette: str = "two", on_card: bool = False) -> str 
     return (CARD_COLOURS if on_card else TEXT_COLOURS)[palette][index]
 
 
-def card_text(card: Card, palette: str = "two", on_card: bool = False,
-              bold: bool = True) -> Text:
+def card_text(card: Card, palette: str = "two", on_card: bool = False, bold: bool = True) -> Text:
     """The card's face in its colour; ``on_card`` for a card's light face, else for text."""
     colour = card_colour(card, palette, on_card)
     style = " ".join(part for part in ("bold" if bold else "", colour or "") if part)
@@ -88,6 +87,7 @@ def ui_card_names(text: str) -> str:
     For sentences that come from the engine or the controller (a refused move's reason) and
     are shown in the hand or status panels.
     """
+
     def face(match: re.Match[str]) -> str:
         name = match.group(0).replace("10", "T")
         card = _BY_NAME.get(name)

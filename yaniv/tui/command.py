@@ -21,36 +21,69 @@ def data_home() -> Path:
 
 
 def play_command(
-    file: Annotated[Path | None, typer.Argument(
-        help="with --resume: the saved game to go on with (default: the latest unfinished one)",
-        show_default=False)] = None,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="go on with a saved game: FILE, or the latest unfinished one")] = False,
-    opponents: Annotated[int, typer.Option("--opponents", "-n", min=1, max=7,
-                                           help="computer opponents, 1 to 7")] = 3,
-    level: Annotated[str, typer.Option("--level", "-l",
-                                       help="opponents' level (random, easy, medium, expert); "
-                                            "a comma list gives each its own")] = "medium",
-    rules: Annotated[str, typer.Option("--rules", "-r",
-                                       help="a preset: " + ", ".join(PRESETS))] = "standard",
-    option: Annotated[list[str] | None, typer.Option("--option", "-o",
-                                                     help="KEY=VALUE over the preset")] = None,
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="with --resume: the saved game to go on with (default: the latest unfinished one)",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume", help="go on with a saved game: FILE, or the latest unfinished one"
+        ),
+    ] = False,
+    opponents: Annotated[
+        int, typer.Option("--opponents", "-n", min=1, max=7, help="computer opponents, 1 to 7")
+    ] = 3,
+    level: Annotated[
+        str,
+        typer.Option(
+            "--level",
+            "-l",
+            help="opponents' level (random, easy, medium, expert); a comma list gives each its own",
+        ),
+    ] = "medium",
+    rules: Annotated[
+        str, typer.Option("--rules", "-r", help="a preset: " + ", ".join(PRESETS))
+    ] = "standard",
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="KEY=VALUE over the preset")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="seed of the shuffles and bots")] = None,
     name: Annotated[str, typer.Option(help="your name at the table")] = "You",
-    delay: Annotated[float, typer.Option(min=0.0, max=10.0,
-                                         help="seconds each computer move takes")] = 0.6,
-    four_color: Annotated[bool, typer.Option(
-        "--four-color/--two-color", metavar="",
-        help="a four-colour deck (spades black, hearts red, diamonds blue, clubs green) "
-             "or the usual red and black")] = False,
-    color: Annotated[bool, typer.Option(
-        "--color/--no-color", metavar="", help="draw in colour, or without any")] = True,
-    data_dir: Annotated[Path | None, typer.Option(
-        help=f"where games are saved, in its games/ folder, after every move (default: "
-             f"{data_home()})", show_default=False)] = None,
-    start: Annotated[bool, typer.Option(
-        "--start/--setup", metavar="",
-        help="deal at once with these choices, or open the setup screen first")] = False,
+    delay: Annotated[
+        float, typer.Option(min=0.0, max=10.0, help="seconds each computer move takes")
+    ] = 0.6,
+    four_color: Annotated[
+        bool,
+        typer.Option(
+            "--four-color/--two-color",
+            metavar="",
+            help="a four-colour deck (spades black, hearts red, diamonds blue, clubs green) "
+            "or the usual red and black",
+        ),
+    ] = False,
+    color: Annotated[
+        bool, typer.Option("--color/--no-color", metavar="", help="draw in colour, or without any")
+    ] = True,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help=f"where games are saved, in its games/ folder, after every move (default: "
+            f"{data_home()})",
+            show_default=False,
+        ),
+    ] = None,
+    start: Annotated[
+        bool,
+        typer.Option(
+            "--start/--setup",
+            metavar="",
+            help="deal at once with these choices, or open the setup screen first",
+        ),
+    ] = False,
 ) -> None:
     """Play Yaniv against the computer in the terminal."""
     no_color = not color
@@ -67,10 +100,20 @@ def play_command(
     if data_dir is None:
         data_dir = data_home()
     if file is not None and not resume:
-        raise typer.BadParameter(f"{file}: to go on with a saved game, say --resume {file}",
-                                 param_hint="FILE")
-    options = Options(rules=rule_set, preset=rules, levels=levels, name=name, seed=seed,
-                      delay=delay, four_color=four_color, no_color=no_color, data_dir=data_dir)
+        raise typer.BadParameter(
+            f"{file}: to go on with a saved game, say --resume {file}", param_hint="FILE"
+        )
+    options = Options(
+        rules=rule_set,
+        preset=rules,
+        levels=levels,
+        name=name,
+        seed=seed,
+        delay=delay,
+        four_color=four_color,
+        no_color=no_color,
+        data_dir=data_dir,
+    )
     try:
         options.check()
     except YanivError as exc:

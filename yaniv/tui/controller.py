@@ -158,7 +158,8 @@ class Controller:
             table = Table(options.rules, seats, seed=seed, record_path=self._new_path(options))
         self.table = table
         self.levels: dict[int, str] = {
-            s: seat.level or seat.kind for s, seat in enumerate(table.seats) if s != HUMAN}
+            s: seat.level or seat.kind for s, seat in enumerate(table.seats) if s != HUMAN
+        }
 
     @staticmethod
     def _new_path(options: Options) -> Path | None:
@@ -265,9 +266,13 @@ def resume_game(file: Path | None, games: Path, options: Options) -> Controller:
         table.close()
         raise YanivError(f"{path} is a finished game: yaniv replay shows it")
     chosen = dataclasses.replace(
-        options, rules=table.rules, preset=table.rules.preset_name() or "custom",
-        levels=tuple(s.level or DEFAULT_LEVEL for s in seats[1:]), name=seats[0].name,
-        seed=None)
+        options,
+        rules=table.rules,
+        preset=table.rules.preset_name() or "custom",
+        levels=tuple(s.level or DEFAULT_LEVEL for s in seats[1:]),
+        name=seats[0].name,
+        seed=None,
+    )
     return Controller(chosen, table)
 
 

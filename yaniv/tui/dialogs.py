@@ -37,8 +37,7 @@ def rules_table(rules: RuleSet) -> Table:
     table.add_column(style="dim")
     for key, value in rules.to_dict().items():
         shown = ",".join(map(str, value)) if isinstance(value, list) else str(value).lower()
-        table.add_row(key, Text(shown, style="yellow" if key in changed else ""),
-                      DESCRIPTIONS[key])
+        table.add_row(key, Text(shown, style="yellow" if key in changed else ""), DESCRIPTIONS[key])
     return table
 
 
@@ -55,8 +54,10 @@ class HelpScreen(ModalScreen[None]):
         ("← →, space", "move along your hand, select the card under the cursor"),
         ("Enter or d", "discard the selected cards"),
         ("s", "draw the stock's top card (discarding the selection first)"),
-        (f"{PILE_KEYS[0]}, {PILE_KEYS[1]}, …",
-         "take the marked card of the previous discard (after the discard)"),
+        (
+            f"{PILE_KEYS[0]}, {PILE_KEYS[1]}, …",
+            "take the marked card of the previous discard (after the discard)",
+        ),
         ("y", "call Yaniv (it says why not when you may not)"),
         ("l / p", "slapdown: slap the drawn card down / keep it"),
         ("Esc", "clear the selection"),
@@ -80,16 +81,23 @@ class HelpScreen(ModalScreen[None]):
             keys.add_row(key, what)
         rules = self.rules
         preset = rules.preset_name() or "custom"
-        turn = ("draw (stock or pile), then discard" if rules.draw_first
-                else "discard, then draw (stock or pile)")
-        deliberate = (f" Yaniv may also be called above {rules.yaniv_threshold}: a deliberate "
-                      "Assaf, scored hand + penalty (it asks first)."
-                      if rules.yaniv_above_threshold else "")
+        turn = (
+            "draw (stock or pile), then discard"
+            if rules.draw_first
+            else "discard, then draw (stock or pile)"
+        )
+        deliberate = (
+            f" Yaniv may also be called above {rules.yaniv_threshold}: a deliberate "
+            "Assaf, scored hand + penalty (it asks first)."
+            if rules.yaniv_above_threshold
+            else ""
+        )
         summary = Text(
             f"A turn: call Yaniv with {rules.yaniv_threshold} or less, or {turn}. "
             "A discard is a single card, a set of equal ranks, or a run of 3+ in one suit. "
             "Lowest hand at the call wins the round; the caller caught (Assaf) scores "
-            f"+{rules.assaf_penalty}.{deliberate}")
+            f"+{rules.assaf_penalty}.{deliberate}"
+        )
         with VerticalScroll(id="help"):
             yield Static(Text(self.VALUES, style="bold"), id="help-values")
             yield Static(keys)
@@ -97,8 +105,12 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(f"Rules in force ({preset}):", style="bold"))
             yield Static(rules_table(rules))
             if self.record_path is not None:
-                yield Static(Text(f"This game is saved after every move in {self.record_path} "
-                                  "(yaniv play --resume goes on with it; yaniv replay shows it)."))
+                yield Static(
+                    Text(
+                        f"This game is saved after every move in {self.record_path} "
+                        "(yaniv play --resume goes on with it; yaniv replay shows it)."
+                    )
+                )
             yield Static(Text("Esc or ? closes this help.", style="dim"))
 
     def action_close(self) -> None:
@@ -125,8 +137,9 @@ class ConfirmScreen(ModalScreen[bool]):
         self.no = no
 
     def compose(self) -> ComposeResult:
-        keys = Text.assemble("\n\n", ("y", "bold"), f": {self.yes}    ", ("n", "bold"),
-                             f" / Esc: {self.no}")
+        keys = Text.assemble(
+            "\n\n", ("y", "bold"), f": {self.yes}    ", ("n", "bold"), f" / Esc: {self.no}"
+        )
         with Vertical(id="confirm-box"):
             yield Static(Text(self.question) + keys, id="confirm-text")
             with Horizontal(id="confirm-buttons"):
@@ -202,17 +215,32 @@ class RoundEndScreen(ModalScreen[str]):
 
     def footer_text(self) -> Text:
         """What each key does."""
-        new = Text.assemble(("n", "bold"), ": a new game now (same players and rules) · ",
-                            ("s", "bold"), ": the setup screen, to change them · ",
-                            ("q", "bold"), ": quit")
+        new = Text.assemble(
+            ("n", "bold"),
+            ": a new game now (same players and rules) · ",
+            ("s", "bold"),
+            ": the setup screen, to change them · ",
+            ("q", "bold"),
+            ": quit",
+        )
         if self.over:
-            saved = Text(f"The game is saved: yaniv replay {self.record_path}\n"
-                         if self.record_path else "")
+            saved = Text(
+                f"The game is saved: yaniv replay {self.record_path}\n" if self.record_path else ""
+            )
             return saved + Text.assemble(("Enter", "bold"), " or ") + new
         if self.person_out:
-            return Text.assemble("You are out. ", ("Enter", "bold"), ": watch the next round · ",
-                                 ("w", "bold"), ": watch the rest at speed, no stops · ",
-                                 ("r", "bold"), ": skip to the result\n") + new
+            return (
+                Text.assemble(
+                    "You are out. ",
+                    ("Enter", "bold"),
+                    ": watch the next round · ",
+                    ("w", "bold"),
+                    ": watch the rest at speed, no stops · ",
+                    ("r", "bold"),
+                    ": skip to the result\n",
+                )
+                + new
+            )
         return Text.assemble(("Enter", "bold"), ": next round · ", ("q", "bold"), ": quit")
 
     def report(self) -> RenderableType:
@@ -231,25 +259,47 @@ class RoundEndScreen(ModalScreen[str]):
             if not result.hands[seat] and seat not in result.newly_out:
                 continue
             style = "bold" if seat == result.winner else ""
-            table.add_row(Text(names[seat], style=style),
-                          cards_line(sorted(result.hands[seat], key=sort_key), self.palette),
-                          str(result.hand_values[seat]),
-                          points_equation(result, seat, names, rules),
-                          score_equation(result, seat, rules))
+            table.add_row(
+                Text(names[seat], style=style),
+                cards_line(sorted(result.hands[seat], key=sort_key), self.palette),
+                str(result.hand_values[seat]),
+                points_equation(result, seat, names, rules),
+                score_equation(result, seat, rules),
+            )
         parts: list[RenderableType] = []
         if result.game_winners:
-            parts.append(Text(" GAME OVER: " + " and ".join(
-                "you" if s == HUMAN else names[s] for s in result.game_winners)
-                + (" win! " if len(result.game_winners) > 1 or HUMAN in result.game_winners
-                   else " wins! "), style="bold reverse"))
+            parts.append(
+                Text(
+                    " GAME OVER: "
+                    + " and ".join("you" if s == HUMAN else names[s] for s in result.game_winners)
+                    + (
+                        " win! "
+                        if len(result.game_winners) > 1 or HUMAN in result.game_winners
+                        else " wins! "
+                    ),
+                    style="bold reverse",
+                )
+            )
         parts += [head, table]
         if any(result.bonuses):
-            parts.append(Text("Bonus: " + ", ".join(
-                f"{names[s]} lands on {result.scores[s] + result.bonuses[s]}, "
-                f"{result.bonuses[s]} off" for s in range(view.n) if result.bonuses[s])))
+            parts.append(
+                Text(
+                    "Bonus: "
+                    + ", ".join(
+                        f"{names[s]} lands on {result.scores[s] + result.bonuses[s]}, "
+                        f"{result.bonuses[s]} off"
+                        for s in range(view.n)
+                        if result.bonuses[s]
+                    )
+                )
+            )
         if result.newly_out:
-            parts.append(Text("Out of the game: " + ", ".join(names[s] for s in result.newly_out),
-                              style="bold red" if self.palette != "mono" else "bold"))
+            parts.append(
+                Text(
+                    "Out of the game: " + ", ".join(names[s] for s in result.newly_out),
+                    style="bold red" if self.palette != "mono" else "bold",
+                )
+            )
         parts.append(self.scores_table())
         return Group(*parts)
 

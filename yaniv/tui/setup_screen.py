@@ -66,44 +66,71 @@ class SetupScreen(Screen[None]):
         o = self.options
         have = levels()
         with VerticalScroll(id="setup"):
-            yield Static("[b]Yaniv[/b]: press [b]Enter[/b] to start, or change the game first.",
-                         id="setup-title")
+            yield Static(
+                "[b]Yaniv[/b]: press [b]Enter[/b] to start, or change the game first.",
+                id="setup-title",
+            )
             with Horizontal(classes="row"):
                 yield Label("Your name", classes="field")
                 yield Input(o.name, id="name", max_length=16, compact=True)
                 yield Label("Seed", classes="field2")
-                yield Input("" if o.seed is None else str(o.seed), id="seed",
-                            placeholder="random", type="integer", compact=True)
+                yield Input(
+                    "" if o.seed is None else str(o.seed),
+                    id="seed",
+                    placeholder="random",
+                    type="integer",
+                    compact=True,
+                )
             with Horizontal(classes="row"):
                 yield Label("Opponents", classes="field")
-                yield Select([(str(i), i) for i in range(1, MAX_OPPONENTS + 1)],
-                             value=o.opponents, allow_blank=False, id="opp-count", compact=True)
+                yield Select(
+                    [(str(i), i) for i in range(1, MAX_OPPONENTS + 1)],
+                    value=o.opponents,
+                    allow_blank=False,
+                    id="opp-count",
+                    compact=True,
+                )
                 yield Label("Delay (s)", classes="field2")
                 yield Input(f"{o.delay:g}", id="delay", type="number", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Levels", classes="field")
                 with Grid(id="levels"):
                     for i in range(MAX_OPPONENTS):
-                        level = o.levels[i] if i < len(o.levels) else (
-                            o.levels[-1] if o.levels else default_level())
+                        level = (
+                            o.levels[i]
+                            if i < len(o.levels)
+                            else (o.levels[-1] if o.levels else default_level())
+                        )
                         with Horizontal(id=f"level-box-{i}", classes="level") as box:
                             box.display = i < o.opponents
                             yield Label(OPPONENT_NAMES[i], classes="level-name")
-                            yield Select([(lv, lv) for lv in have],
-                                         value=level if level in have else default_level(),
-                                         allow_blank=False, id=f"level-{i}", compact=True)
+                            yield Select(
+                                [(lv, lv) for lv in have],
+                                value=level if level in have else default_level(),
+                                allow_blank=False,
+                                id=f"level-{i}",
+                                compact=True,
+                            )
             with Horizontal(classes="row"):
                 yield Label("Rules", classes="field")
-                yield Select([(p, p) for p in PRESETS], value=o.preset, allow_blank=False,
-                             id="preset", compact=True)
+                yield Select(
+                    [(p, p) for p in PRESETS],
+                    value=o.preset,
+                    allow_blank=False,
+                    id="preset",
+                    compact=True,
+                )
                 yield TickBox("four-colour deck", o.four_color, id="four-color", compact=True)
                 yield TickBox("no colour", o.no_color, id="no-color", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Options", classes="field")
                 diffs = o.rules.differences(PRESETS[o.preset])
-                yield Input(" ".join(f"{k}={option_text(v)}" for k, v in diffs.items()),
-                            id="options", placeholder="e.g. yaniv_threshold=5 pickup=any",
-                            compact=True)
+                yield Input(
+                    " ".join(f"{k}={option_text(v)}" for k, v in diffs.items()),
+                    id="options",
+                    placeholder="e.g. yaniv_threshold=5 pickup=any",
+                    compact=True,
+                )
             yield Static("", id="setup-error")
             yield Button("Start the game (Enter)", id="start", variant="primary", compact=True)
             yield Static(id="rules-preview")

@@ -63,8 +63,10 @@ class TableScreen(Screen[None]):
     """The game table: opponents, stock, pile, the player's hand, the move log, the coach."""
 
     BINDINGS = [
-        *(Binding(str(i % 10), f"pick({i - 1})", "select", show=i == 1,
-                  key_display="1-9") for i in range(1, 11)),
+        *(
+            Binding(str(i % 10), f"pick({i - 1})", "select", show=i == 1, key_display="1-9")
+            for i in range(1, 11)
+        ),
         Binding("left", "cursor(-1)", "", show=False),
         Binding("right", "cursor(1)", "", show=False),
         Binding("space", "toggle_cursor", "select", show=False),
@@ -72,8 +74,10 @@ class TableScreen(Screen[None]):
         Binding("s", "draw_stock", "stock"),
         # One binding of `a` per count of takeable cards, so that the footer names exactly the
         # keys there are (`a`, `a/b`, `a-c`); check_action enables the one that fits.
-        *(Binding(PILE_KEYS[0], f"take(0, {count})", "pile card", key_display=pile_keys(count))
-          for count in range(1, MAX_PILE + 1)),
+        *(
+            Binding(PILE_KEYS[0], f"take(0, {count})", "pile card", key_display=pile_keys(count))
+            for count in range(1, MAX_PILE + 1)
+        ),
         *(Binding(k, f"take({i})", "", show=False) for i, k in enumerate(PILE_KEYS) if i),
         Binding("y", "yaniv", "YANIV!"),
         Binding("y", "no_yaniv", "", show=False),  # when no Yaniv is allowed: say why
@@ -197,8 +201,11 @@ class TableScreen(Screen[None]):
         for i, widget in enumerate(self.query("#pile CardWidget").results(CardWidget)):
             card = group[i] if i < len(group) else None
             mark = card is not None and card in cards
-            widget.show(card, self.palette,
-                        PILE_KEYS[cards.index(card)] if mark and card is not None else "")
+            widget.show(
+                card,
+                self.palette,
+                PILE_KEYS[cards.index(card)] if mark and card is not None else "",
+            )
             widget.set_class(mark, "-pickable")
         self.query_one("#pile-note", Static).update(pile_note(view, self.palette))
         self.query_one("#pile-box").border_title = pile_title(view, HUMAN)
@@ -211,13 +218,15 @@ class TableScreen(Screen[None]):
             widget.set_class(cursor, "-cursor")
             widget.border_subtitle = "▲" if cursor else ""
         hand_box = self.query_one("#hand-box")
-        hand_box.border_title = (f"{names[HUMAN]}: hand {view.hand_value}"
-                                 f" · score {view.scores[HUMAN]}"
-                                 + (" · out of the game" if view.out[HUMAN] else ""))
+        hand_box.border_title = (
+            f"{names[HUMAN]}: hand {view.hand_value}"
+            f" · score {view.scores[HUMAN]}" + (" · out of the game" if view.out[HUMAN] else "")
+        )
         hand_box.set_class(view.my_turn, "-turn")
         move, reason = selection_move(self.selected, view)
         self.query_one("#selection", Static).update(
-            selection_text(view, self.selected, self.message, self.palette, move, reason))
+            selection_text(view, self.selected, self.message, self.palette, move, reason)
+        )
         self.query_one("#status", Static).update(status_text(view, self.palette))
         self.query_one("#log-text", Static).update(log_text(self.controller.log, HUMAN))
         self.query_one("#log", MoveLog).follow()
@@ -235,16 +244,20 @@ class TableScreen(Screen[None]):
             return
         if view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             self.app.push_screen(
-                RoundEndScreen(view, self.palette, self.controller.record_path),
-                self.round_closed)
+                RoundEndScreen(view, self.palette, self.controller.record_path), self.round_closed
+            )
             return
         seat = self.controller.bot_to_act
         if seat is not None:
             self.generation += 1
             seat_view = self.controller.view(seat)
             delay = WATCH_DELAY if self.watching else self.controller.options.delay
-            self.bot_turn(seat, seat_view, self.generation,
-                          delay if seat_view.phase == Phase.START else delay / 2)
+            self.bot_turn(
+                seat,
+                seat_view,
+                self.generation,
+                delay if seat_view.phase == Phase.START else delay / 2,
+            )
         if self.coach_on:
             self.ask_coach()
 
@@ -290,8 +303,11 @@ class TableScreen(Screen[None]):
         try:
             move = self.controller.choose(seat, view)
         except Exception:  # a bot bug must not end the game: it plays its first legal move
-            move = next(m for m in view.legal_moves if m != YANIV) if len(
-                view.legal_moves) > 1 else view.legal_moves[0]
+            move = (
+                next(m for m in view.legal_moves if m != YANIV)
+                if len(view.legal_moves) > 1
+                else view.legal_moves[0]
+            )
         if not worker.is_cancelled:
             self.app.call_from_thread(self.bot_moved, seat, move, generation)
 
@@ -305,8 +321,9 @@ class TableScreen(Screen[None]):
         error = self.controller.play(seat, move)
         if error is not None:  # a bot bug must not stop the game: play a legal move
             fallback = self.controller.view(seat).legal_moves
-            self.notify(f"{self.controller.names[seat]} tried '{move}': {error}",
-                        severity="warning")
+            self.notify(
+                f"{self.controller.names[seat]} tried '{move}': {error}", severity="warning"
+            )
             self.controller.play(seat, next(m for m in fallback if m != YANIV))
         self.refresh_table()
         self.after_change()
@@ -351,8 +368,7 @@ class TableScreen(Screen[None]):
             count = len(takeable(view))
             index = parameters[0] if parameters else 0
             wanted = parameters[1] if len(parameters) > 1 else None
-            return (isinstance(index, int) and index < count
-                    and (wanted is None or wanted == count))
+            return isinstance(index, int) and index < count and (wanted is None or wanted == count)
         if action == "discard":
             return mine and any(isinstance(m, Discard) for m in view.legal_moves)
         return True
@@ -409,8 +425,11 @@ class TableScreen(Screen[None]):
         if view.phase == Phase.START and not view.rules.draw_first:
             move, reason = selection_move(self.selected, view)
             if move is None:
-                self.say("Discard first: " + reason
-                         if self.selected else "Discard first: select cards (1-9)")
+                self.say(
+                    "Discard first: " + reason
+                    if self.selected
+                    else "Discard first: select cards (1-9)"
+                )
                 return
             self.human_play(move, draw)
         else:
@@ -433,7 +452,8 @@ class TableScreen(Screen[None]):
         if view.hand_value > view.rules.yaniv_threshold:
             self.app.push_screen(
                 ConfirmScreen(deliberate_question(view), yes="call Yaniv", no="play on"),
-                self._deliberate_answer)
+                self._deliberate_answer,
+            )
             return
         self.human_play(YANIV)
 

@@ -102,8 +102,11 @@ def last_actions(view: PlayerView) -> dict[int, str]:
     the pile`` (the narration's words, with the screen's card faces)."""
     narrator = Narrator(view.names, None, view.rules.draw_first, card_face)
     narrator.read(view.events)
-    return {line.seat: describe_turn("", line.moves, card=card_face).strip()
-            for line in narrator.lines if line.seat >= 0}
+    return {
+        line.seat: describe_turn("", line.moves, card=card_face).strip()
+        for line in narrator.lines
+        if line.seat >= 0
+    }
 
 
 def opponent_text(view: PlayerView, seat: int, palette: str, last_action: str) -> Text:
@@ -138,8 +141,11 @@ def status_text(view: PlayerView, palette: str) -> Text:
         return head + Text("The round is over.")
     if not view.my_turn:
         who = view.names[view.to_move] if view.to_move is not None else "?"
-        return head + Text(f"{who} is playing…", style="italic") + Text(
-            f"   ({preset} rules, Yaniv at {rules.yaniv_threshold} or less)", style="dim")
+        return (
+            head
+            + Text(f"{who} is playing…", style="italic")
+            + Text(f"   ({preset} rules, Yaniv at {rules.yaniv_threshold} or less)", style="dim")
+        )
     cards = takeable(view)
     short = "s stock" + (f", {pile_keys(len(cards))} pile" if cards else "")
     if view.phase == Phase.SLAP:
@@ -156,18 +162,26 @@ def status_text(view: PlayerView, palette: str) -> Text:
     mono = palette == "mono"
     if view.can_yaniv and view.hand_value > rules.yaniv_threshold:
         head += Text(f"y: Yaniv at {view.hand_value}, a deliberate Assaf", style="bold") + Text(
-            " · or ")
+            " · or "
+        )
     elif view.can_yaniv:
-        head += Text(f"y: YANIV! ({view.hand_value})",
-                     style="bold" if mono else "bold yellow") + Text(" · or ")
+        head += Text(
+            f"y: YANIV! ({view.hand_value})", style="bold" if mono else "bold yellow"
+        ) + Text(" · or ")
     return head + Text(text, style="bold reverse" if mono else "bold green")
 
 
 # ----------------------------------------------------------------- the hand
 
 
-def selection_text(view: PlayerView, selected: Sequence[Card], message: str, palette: str,
-                   move: Discard | None, reason: str) -> Text:
+def selection_text(
+    view: PlayerView,
+    selected: Sequence[Card],
+    message: str,
+    palette: str,
+    move: Discard | None,
+    reason: str,
+) -> Text:
     """The selection and whether it is a legal discard (``move``, or why not), or the last
     message."""
     if message:
@@ -180,11 +194,12 @@ def selection_text(view: PlayerView, selected: Sequence[Card], message: str, pal
     if move is not None:
         points = sum(VALUE[c] for c in move.cards)
         count = len(move.cards)
-        text.append(f"  ✓ a legal discard ({count} card{'s' * (count > 1)}, {points} points)",
-                    style="green" if palette != "mono" else "bold")
+        text.append(
+            f"  ✓ a legal discard ({count} card{'s' * (count > 1)}, {points} points)",
+            style="green" if palette != "mono" else "bold",
+        )
     else:
-        text.append(f"  ✗ {ui_card_names(reason)}",
-                    style="red" if palette != "mono" else "bold")
+        text.append(f"  ✗ {ui_card_names(reason)}", style="red" if palette != "mono" else "bold")
     return text
 
 
@@ -199,8 +214,10 @@ def yaniv_refusal(view: PlayerView) -> str:
     if view.phase != Phase.START:
         return "Yaniv only at the start of your turn, before you discard or draw."
     if view.hand_value > rules.yaniv_threshold:
-        return (f"No Yaniv: your hand is {view.hand_value}, over the Yaniv threshold "
-                f"{rules.yaniv_threshold}.")
+        return (
+            f"No Yaniv: your hand is {view.hand_value}, over the Yaniv threshold "
+            f"{rules.yaniv_threshold}."
+        )
     return "No Yaniv now."
 
 
@@ -246,26 +263,34 @@ def deliberate_cost(view: PlayerView) -> DeliberateCost:
     before = view.scores[view.seat]
     landed = before + view.hand_value + rules.assaf_penalty
     after = landed - bonus_off(landed, rules)
-    return DeliberateCost(view.hand_value, rules.assaf_penalty, before, landed, after,
-                          after > rules.score_limit)
+    return DeliberateCost(
+        view.hand_value, rules.assaf_penalty, before, landed, after, after > rules.score_limit
+    )
 
 
 def deliberate_question(view: PlayerView) -> str:
     """The question asked before a deliberate Assaf, with its cost."""
     rules = view.rules
     cost = deliberate_cost(view)
-    text = (f"Call Yaniv with {cost.hand}? That is over the threshold "
-            f"{rules.yaniv_threshold}: a deliberate Assaf.\n"
-            f"You score {cost.hand} + {cost.penalty} = {cost.points}: "
-            f"your score goes from {cost.before} to {cost.landed}")
+    text = (
+        f"Call Yaniv with {cost.hand}? That is over the threshold "
+        f"{rules.yaniv_threshold}: a deliberate Assaf.\n"
+        f"You score {cost.hand} + {cost.penalty} = {cost.points}: "
+        f"your score goes from {cost.before} to {cost.landed}"
+    )
     if cost.after != cost.landed:
-        text += (f", which the bonus halves to {cost.after}" if rules.bonus == "halve" else
-                 f", and the bonus takes {cost.landed - cost.after} off: {cost.after}")
+        text += (
+            f", which the bonus halves to {cost.after}"
+            if rules.bonus == "halve"
+            else f", and the bonus takes {cost.landed - cost.after} off: {cost.after}"
+        )
     text += f" ({cost.change:+d})."
     if cost.out:
-        text += (f"\nOver {rules.score_limit}, you are out of the game."
-                 if rules.end_mode == "elimination" else
-                 f"\nOver {rules.score_limit}, the game ends.")
+        text += (
+            f"\nOver {rules.score_limit}, you are out of the game."
+            if rules.end_mode == "elimination"
+            else f"\nOver {rules.score_limit}, the game ends."
+        )
     return text
 
 
@@ -304,15 +329,26 @@ def coach_report(view: PlayerView) -> RenderableType:
         deliberate = view.hand_value > view.rules.yaniv_threshold
         if view.phase == Phase.START:
             if view.can_yaniv and deliberate:
-                lines.append(Text(f"A call now is a deliberate Assaf: your hand {view.hand_value} "
-                                  f"is over {view.rules.yaniv_threshold}.", style="dim"))
+                lines.append(
+                    Text(
+                        f"A call now is a deliberate Assaf: your hand {view.hand_value} "
+                        f"is over {view.rules.yaniv_threshold}.",
+                        style="dim",
+                    )
+                )
             elif view.can_yaniv:
                 p = float(coach.yaniv_success_probability(view))
-                lines.append(Text(f"A Yaniv call now succeeds with probability {p:.0%}.",
-                                  style="bold"))
+                lines.append(
+                    Text(f"A Yaniv call now succeeds with probability {p:.0%}.", style="bold")
+                )
             else:
-                lines.append(Text(f"Yaniv needs {view.rules.yaniv_threshold} or less; "
-                                  f"your hand is {view.hand_value}.", style="dim"))
+                lines.append(
+                    Text(
+                        f"Yaniv needs {view.rules.yaniv_threshold} or less; "
+                        f"your hand is {view.hand_value}.",
+                        style="dim",
+                    )
+                )
         advice_list = [a for a in coach.advise(view) if not (deliberate and a.move == YANIV)]
         for i, advice in enumerate(advice_list[:3]):
             line = Text(f"{i + 1}. ", style="bold")

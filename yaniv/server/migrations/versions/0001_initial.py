@@ -33,8 +33,9 @@ def upgrade() -> None:
         "players",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
         sa.Column("token_hash", sa.String(64), nullable=False),
-        sa.Column("room", sa.String(6), sa.ForeignKey("rooms.code", ondelete="CASCADE"),
-                  nullable=False),
+        sa.Column(
+            "room", sa.String(6), sa.ForeignKey("rooms.code", ondelete="CASCADE"), nullable=False
+        ),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("name", sa.String(40), nullable=False),
         sa.Column("created", sa.DateTime(timezone=True), nullable=False),
