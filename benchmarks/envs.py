@@ -34,8 +34,7 @@ from yaniv.rules import RuleSet
 STANDARD = RuleSet()
 
 
-def _timed(run: Callable[[float], int], seconds: float, warmup: float = 0.0
-           ) -> tuple[float, float]:
+def _timed(run: Callable[[float], int], seconds: float, warmup: float = 0.0) -> tuple[float, float]:
     """(units per wall second, units per CPU second) of ``run`` for about ``seconds``."""
     if warmup > 0:
         run(warmup)
@@ -151,15 +150,21 @@ def main() -> None:
     if args.core is not None:
         os.sched_setaffinity(0, {args.core})
 
-    figures: dict[str, Any] = {"load_average_1m": round(os.getloadavg()[0], 2),
-                               "cpus": os.cpu_count(), "seconds": args.seconds}
+    figures: dict[str, Any] = {
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "seconds": args.seconds,
+    }
     runs: list[tuple[str, str, Callable[[float], int]]] = [
         ("aec_raw_4p", "AEC raw_env steps/s, 4 players", aec_steps(lambda: raw_env(players=4))),
         ("aec_wrapped_4p", "AEC env() steps/s, 4 players", aec_steps(lambda: env(players=4))),
         ("aec_raw_2p", "AEC raw_env steps/s, 2 players", aec_steps(lambda: raw_env(players=2))),
         ("aec_raw_8p", "AEC raw_env steps/s, 8 players", aec_steps(lambda: raw_env(players=8))),
-        ("aec_raw_4p_nocopy", "AEC raw_env(copy=False) steps/s, 4 players",
-         aec_steps(lambda: raw_env(players=4, copy=False))),
+        (
+            "aec_raw_4p_nocopy",
+            "AEC raw_env(copy=False) steps/s, 4 players",
+            aec_steps(lambda: raw_env(players=4, copy=False)),
+        ),
         ("gym_random_3p", "Gymnasium steps/s, 3 players vs random", gym_steps(3, "random")),
         ("engine_random_4p", "engine random moves/s, 4 players (no obs)", engine_moves(4)),
     ]
@@ -174,11 +179,16 @@ def main() -> None:
     table = action_table(STANDARD)
     out = observer.new()
     mask = np.zeros(len(table), dtype=np.int8)
-    figures["observation_us"] = round(per_call_us(
-        games, lambda g: observer.write(g, g.to_move if g.to_move is not None else 0, out)), 2)
+    figures["observation_us"] = round(
+        per_call_us(
+            games, lambda g: observer.write(g, g.to_move if g.to_move is not None else 0, out)
+        ),
+        2,
+    )
     figures["mask_us"] = round(per_call_us(games, lambda g: table.mask(g, mask)), 2)
-    figures["view_observation_us"] = round(per_call_us(
-        games[:500], lambda g: observer.write_view(g.view(g.to_move or 0), out)), 2)
+    figures["view_observation_us"] = round(
+        per_call_us(games[:500], lambda g: observer.write_view(g.view(g.to_move or 0), out)), 2
+    )
     print(f"{'Observer.write, 3,000 positions, us':<46} {figures['observation_us']:>10.2f}")
     print(f"{'ActionTable.mask, 3,000 positions, us':<46} {figures['mask_us']:>10.2f}")
     print(f"{'Observer.write_view(game.view()), us':<46} {figures['view_observation_us']:>10.2f}")

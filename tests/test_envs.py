@@ -106,9 +106,11 @@ def test_action_table_layout_and_round_trip() -> None:
     assert a != table.index(parse_move("discard 7D 7C 7H 7S"))
     standard = action_table(RuleSet())
     assert standard.index(parse_move("discard 7S 7H 7C")) == standard.index(
-        parse_move("discard 7C 7H 7S"))
+        parse_move("discard 7C 7H 7S")
+    )
     assert standard.index(parse_move("discard 7S 7H 7C")) != standard.index(
-        parse_move("discard 7H 7S 7C"))
+        parse_move("discard 7H 7S 7C")
+    )
     with pytest.raises(InvalidMoveError):
         table.index(parse_move("discard 7S 8H"))
     with pytest.raises(InvalidMoveError):
@@ -169,9 +171,22 @@ def test_observation_layout() -> None:
     observer = Observer(RuleSet(), players=4)
     parts = observer.describe()
     assert parts[0] == ("hand", 0, 54)
-    assert [p[0] for p in parts] == ["hand", "known", "pile", "top", "takeable", "drawn",
-                                     "hand_sizes", "scores", "out", "to_move", "phase",
-                                     "stock", "hand_value", "rules"]
+    assert [p[0] for p in parts] == [
+        "hand",
+        "known",
+        "pile",
+        "top",
+        "takeable",
+        "drawn",
+        "hand_sizes",
+        "scores",
+        "out",
+        "to_move",
+        "phase",
+        "stock",
+        "hand_value",
+        "rules",
+    ]
     for (_, _, stop), (_, start, _) in zip(parts, parts[1:], strict=False):
         assert stop == start
     assert parts[-1][2] == observer.size
@@ -224,13 +239,14 @@ def test_observation_ignores_hidden_cards(preset: str) -> None:
             shuffled = hidden[:]
             rng.shuffle(shuffled)
             stock = shuffled[: len(pos["stock"])]
-            for (s, i), card in zip(spots, shuffled[len(pos["stock"]):], strict=True):
+            for (s, i), card in zip(spots, shuffled[len(pos["stock"]) :], strict=True):
                 hands[s][i] = card
             other = Game.from_position(**{**pos, "hands": hands, "stock": stock})
             changed += other.hands != game.hands
             assert np.array_equal(observer.write(game, seat), observer.write(other, seat))
-            assert np.array_equal(observer.write_view(game.view(seat)),
-                                  observer.write_view(other.view(seat)))
+            assert np.array_equal(
+                observer.write_view(game.view(seat)), observer.write_view(other.view(seat))
+            )
     assert changed > 100  # the shuffles did move hidden cards
     game = Game.new(rules, 3, seed=1)
     pos = game.position()
@@ -244,10 +260,15 @@ def test_observation_ignores_hidden_cards(preset: str) -> None:
 
 
 @pytest.mark.filterwarnings(_DICT_OBS)
-@pytest.mark.parametrize(("preset", "players", "rounds"), [
-    ("standard", 2, "game"), ("slapdown", 4, "game"), ("draw_first", 3, "one"),
-    ("hebrew", 8, "game"),
-])
+@pytest.mark.parametrize(
+    ("preset", "players", "rounds"),
+    [
+        ("standard", 2, "game"),
+        ("slapdown", 4, "game"),
+        ("draw_first", 3, "one"),
+        ("hebrew", 8, "game"),
+    ],
+)
 def test_pettingzoo_api(preset: str, players: int, rounds: str) -> None:
     api_test(env(rules=preset, players=players, rounds=rounds), num_cycles=400)
     seed_test(lambda: env(rules=preset, players=players, rounds=rounds), num_cycles=200)
@@ -350,8 +371,9 @@ def test_gymnasium_episode_and_illegal_actions() -> None:
     before = e.game.fingerprint()
     obs2, reward, terminated, truncated, info = e.step(illegal)
     assert (reward, terminated, truncated, info) == (-1.0, False, False, {"illegal_action": True})
-    assert e.game.fingerprint() == before and np.array_equal(obs["observation"],
-                                                             obs2["observation"])
+    assert e.game.fingerprint() == before and np.array_equal(
+        obs["observation"], obs2["observation"]
+    )
     rng = random.Random(0)
     total = 0.0
     for _ in range(5000):
@@ -374,7 +396,8 @@ def test_gymnasium_points_one_round() -> None:
     rng = random.Random(3)
     while True:
         obs, reward, terminated, truncated, _ = e.step(
-            int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        )
         if terminated:
             break
     game = e.unwrapped.game
@@ -383,12 +406,13 @@ def test_gymnasium_points_one_round() -> None:
 
 def test_table_and_observer_need_neither_gymnasium_nor_pettingzoo() -> None:
     """Without the ``rl`` extra, yaniv.envs still imports and gives tables and observations."""
-    code = ("import sys; sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None\n"
-            "import yaniv.envs as e\n"
-            "print(len(e.action_table()), e.Observer(e.as_rules('quick'), 3).size)\n"
-            "try:\n    e.raw_env\nexcept ModuleNotFoundError as exc:\n    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None\n"
+        "import yaniv.envs as e\n"
+        "print(len(e.action_table()), e.Observer(e.as_rules('quick'), 3).size)\n"
+        "try:\n    e.raw_env\nexcept ModuleNotFoundError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     assert lines[0] == f"{len(action_table())} {Observer(RuleSet.preset('quick'), 3).size}"
     assert "pip install 'yaniv[rl]'" in lines[1]
@@ -403,8 +427,13 @@ def test_envs_doctests() -> None:
     import yaniv.envs.gym_env
     import yaniv.envs.observation
 
-    for module in (yaniv.envs, yaniv.envs.actions, yaniv.envs.observation, yaniv.envs.aec,
-                   yaniv.envs.gym_env):
+    for module in (
+        yaniv.envs,
+        yaniv.envs.actions,
+        yaniv.envs.observation,
+        yaniv.envs.aec,
+        yaniv.envs.gym_env,
+    ):
         failures, tried = doctest.testmod(module)
         assert failures == 0 and tried > 0, module.__name__
 
@@ -414,8 +443,11 @@ def test_docs_list_every_observation_part_and_the_table_sizes() -> None:
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text("utf-8")
     names = [name for name, _, _ in Observer(RuleSet(), 2).describe()]
-    rows = [line.split("|")[1].strip().strip("`") for line in text.splitlines()
-            if line.startswith("| `")]
+    rows = [
+        line.split("|")[1].strip().strip("`")
+        for line in text.splitlines()
+        if line.startswith("| `")
+    ]
     assert [r for r in rows if r in names] == names
     sizes = [Observer(RuleSet(), players).size for players in (2, 4, 8)]
     assert f"{sizes[0]} for 2 players, {sizes[1]} for 4, {sizes[2]} for 8" in text

@@ -54,5 +54,14 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["GYM_ID", "ActionTable", "IllegalActionError", "Observer", "YanivEnv",
-           "action_table", "as_rules", "env", "raw_env"]
+__all__ = [
+    "GYM_ID",
+    "ActionTable",
+    "IllegalActionError",
+    "Observer",
+    "YanivEnv",
+    "action_table",
+    "as_rules",
+    "env",
+    "raw_env",
+]

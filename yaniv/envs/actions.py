@@ -59,17 +59,38 @@ def _table_key(rules: RuleSet) -> tuple[object, ...]:
     """What a table's entries depend on: the deck, the longest discard, the discards' canonical
     orders (as ``discards`` keys its tables), and whether slaps exist."""
     order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
-    return (rules.jokers, rules.hand_size, rules.jokers_in_sets, rules.joker_in_run, order,
-            rules.slapdown != "off")
+    return (
+        rules.jokers,
+        rules.hand_size,
+        rules.jokers_in_sets,
+        rules.joker_in_run,
+        order,
+        rules.slapdown != "off",
+    )
 
 
 class ActionTable:
     """Every move a rule set allows, each with a fixed index; masks of the legal ones."""
 
     __slots__ = (
-        "rules", "moves", "size", "yaniv", "discard_start", "discard_stop", "stock", "draw",
-        "slap", "pass_", "max_discard", "_index", "_cards_mask", "_single", "_sets", "_runs",
-        "_draw_of", "_slap_of",
+        "rules",
+        "moves",
+        "size",
+        "yaniv",
+        "discard_start",
+        "discard_stop",
+        "stock",
+        "draw",
+        "slap",
+        "pass_",
+        "max_discard",
+        "_index",
+        "_cards_mask",
+        "_single",
+        "_sets",
+        "_runs",
+        "_draw_of",
+        "_slap_of",
     )
 
     rules: RuleSet  # the rule set it was first built for (others with the same key share it)
@@ -130,10 +151,12 @@ class ActionTable:
         return self.size
 
     def __repr__(self) -> str:
-        return (f"<ActionTable {self.size} actions: yaniv, "
-                f"{self.discard_stop - self.discard_start} discards of up to "
-                f"{self.max_discard} cards, {self.slap_start - self.stock} draws"
-                + (f", {self.pass_ - self.slap_start} slaps, pass>" if self.pass_ >= 0 else ">"))
+        return (
+            f"<ActionTable {self.size} actions: yaniv, "
+            f"{self.discard_stop - self.discard_start} discards of up to "
+            f"{self.max_discard} cards, {self.slap_start - self.stock} draws"
+            + (f", {self.pass_ - self.slap_start} slaps, pass>" if self.pass_ >= 0 else ">")
+        )
 
     @property
     def slap_start(self) -> int:
@@ -147,7 +170,8 @@ class ActionTable:
         i = int(index)
         if not 0 <= i < self.size:
             raise InvalidMoveError(
-                f"action {index!r:.20} is not in the table (0 to {self.size - 1})")
+                f"action {index!r:.20} is not in the table (0 to {self.size - 1})"
+            )
         return self.moves[i]
 
     def index(self, move: Move) -> int:
@@ -165,8 +189,9 @@ class ActionTable:
                 found = self._index.get(Discard(D.canonical(move.cards, kind, self.rules)))
                 if found is not None:
                     return found
-        raise InvalidMoveError(f"'{move}' is not an action of this table: never legal under "
-                               "these rules")
+        raise InvalidMoveError(
+            f"'{move}' is not an action of this table: never legal under these rules"
+        )
 
     def indices(self, moves: Iterable[Move]) -> list[int]:
         """The actions of ``moves``, in order."""
@@ -251,11 +276,18 @@ class ActionTable:
     def _part(self, part: int, kind: int) -> list[int]:
         """The actions of the sets (or runs) of the cards of one rank (or suit) in ``part``."""
         rules = self.rules
-        return [self._index[d] for d in D.legal_discards(part, rules)
-                if 1 < len(d.cards) <= self.max_discard and D.classify(d.cards, rules) == kind]
+        return [
+            self._index[d]
+            for d in D.legal_discards(part, rules)
+            if 1 < len(d.cards) <= self.max_discard and D.classify(d.cards, rules) == kind
+        ]
 
-    def mask(self, source: Game | PlayerView, out: NDArray[np.int8] | None = None,
-             seat: int | None = None) -> NDArray[np.int8]:
+    def mask(
+        self,
+        source: Game | PlayerView,
+        out: NDArray[np.int8] | None = None,
+        seat: int | None = None,
+    ) -> NDArray[np.int8]:
         """The legal actions as a 0/1 int8 array of ``len(table)``, written into ``out`` if given.
 
         For a game, the moves of the seat to act (all zeros when ``seat`` is given and is not

@@ -50,10 +50,12 @@ def check_options(players: int, rounds: str, rewards: str) -> None:
 
 def observation_space(observer: Observer, actions: int) -> spaces.Dict:
     """The space of ``{"observation": ..., "action_mask": ...}``."""
-    return spaces.Dict({
-        "observation": spaces.Box(observer.low, observer.high, (observer.size,), np.float32),
-        "action_mask": spaces.Box(0, 1, (actions,), np.int8),
-    })
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(observer.low, observer.high, (observer.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+        }
+    )
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped env
@@ -67,8 +69,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     ``rounds="one"`` an episode is one round and its winner (R17) is the winner.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "yaniv_v0",
-                "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "yaniv_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -99,7 +100,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces = {
-            a: observation_space(self.observer, self.table.size) for a in self.possible_agents}
+            a: observation_space(self.observer, self.table.size) for a in self.possible_agents
+        }
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
         self._rng = random.Random()
         self._obs = [self.observer.buffer(seat) for seat in range(players)]
@@ -166,8 +168,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         agent = self.agent_selection
         terminated = self.terminations.get(agent)
         if terminated is None:
-            raise SetupError("step() with no agent left: the episode is over, call reset()"
-                             if self.game is not None else "step() before reset()")
+            raise SetupError(
+                "step() with no agent left: the episode is over, call reset()"
+                if self.game is not None
+                else "step() before reset()"
+            )
         if terminated or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -178,12 +183,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         try:
             index = operator.index(action)
         except TypeError:
-            raise IllegalActionError(f"action {action!r:.30} for {agent}: expected the index "
-                                     "of an action (an integer)") from None
+            raise IllegalActionError(
+                f"action {action!r:.30} for {agent}: expected the index of an action (an integer)"
+            ) from None
         if not 0 <= index < table.size or not self._is_legal(game, seat, index):
             what = table.moves[index] if 0 <= index < table.size else "out of range"
-            raise IllegalActionError(f"illegal action {index} ({what}) for {agent}; legal: "
-                                     f"{table.legal_actions(game)}")
+            raise IllegalActionError(
+                f"illegal action {index} ({what}) for {agent}; legal: {table.legal_actions(game)}"
+            )
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
@@ -243,15 +250,19 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         if self.render_mode is None or self.game is None:
             return None
         game = self.game
-        lines = [f"round {game.round_no}, {game.phase.label}, to move: "
-                 f"{'-' if game.to_move is None else agent_name(game.to_move)}"]
+        lines = [
+            f"round {game.round_no}, {game.phase.label}, to move: "
+            f"{'-' if game.to_move is None else agent_name(game.to_move)}"
+        ]
         for s in range(self.n):
             mark = " (out)" if game.out[s] else ""
-            lines.append(f"  {agent_name(s)}: {' '.join(_names(game.hand(s)))} "
-                         f"score {game.scores[s]}{mark}")
+            lines.append(
+                f"  {agent_name(s)}: {' '.join(_names(game.hand(s)))} score {game.scores[s]}{mark}"
+            )
         if game.pile:
-            lines.append(f"  top of the pile: {' '.join(_names(game.pile[-1]))}; "
-                         f"stock {len(game.stock)}")
+            lines.append(
+                f"  top of the pile: {' '.join(_names(game.pile[-1]))}; stock {len(game.stock)}"
+            )
         text = "\n".join(lines)
         if self.render_mode == "human":
             print(text)
@@ -328,8 +339,9 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         return str(self.env)
 
 
-def env(rules: RuleSet | str | Mapping[str, Any] | None = None, players: int = 2,
-        **options: Any) -> AECEnv:
+def env(
+    rules: RuleSet | str | Mapping[str, Any] | None = None, players: int = 2, **options: Any
+) -> AECEnv:
     """The AEC environment inside PettingZoo's order-enforcing wrapper (see ``raw_env``)."""
     return OrderEnforcing(raw_env(rules, players, **options))
 

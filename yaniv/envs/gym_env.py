@@ -98,7 +98,8 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         self.observer = Observer(self.rules, players)
         self.observation_space = cast(
             "spaces.Space[dict[str, NDArray[Any]]]",
-            observation_space(self.observer, self.table.size))
+            observation_space(self.observer, self.table.size),
+        )
         self.action_space = cast("spaces.Space[int]", spaces.Discrete(self.table.size))
         self.game: Game | None = None
         self._obs = self.observer.buffer(seat)
@@ -106,21 +107,24 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
 
     # ------------------------------------------------------------- episode
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
         """Deal a new game and play the bots up to the learner's first turn."""
         super().reset(seed=seed)
         rng = self.np_random
         self.game = Game.new(self.rules, self.n, seed=int(rng.integers(2**63)))
-        self._players = {s: _player(spec, int(rng.integers(2**63)))
-                         for s, spec in self._specs.items()}
+        self._players = {
+            s: _player(spec, int(rng.integers(2**63))) for s, spec in self._specs.items()
+        }
         reward, done = self._advance(self.game)
         if done:  # cannot happen: a game never ends before every seat has played
             raise SetupError("the game ended before the learner's first turn")
         return self._observe(), {}
 
-    def step(self, action: int) -> tuple[dict[str, NDArray[Any]], float, bool, bool,
-                                          dict[str, Any]]:
+    def step(
+        self, action: int
+    ) -> tuple[dict[str, NDArray[Any]], float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the bots until the learner's turn or the end."""
         game = self.game
         if game is None:
@@ -130,8 +134,9 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         try:
             index = operator.index(action)
         except TypeError:
-            raise IllegalActionError(f"action {action!r:.30}: expected the index of an action "
-                                     "(an integer)") from None
+            raise IllegalActionError(
+                f"action {action!r:.30}: expected the index of an action (an integer)"
+            ) from None
         legal = self.table.legal_actions(game)
         if index not in legal:
             if self.illegal == "raise":
@@ -185,7 +190,8 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         assert game is not None
         obs = self._obs.update(game)
         mask = self._mask.update(
-            self.table.legal_actions(game) if game.to_move == self.seat else [])
+            self.table.legal_actions(game) if game.to_move == self.seat else []
+        )
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def action_masks(self) -> NDArray[np.bool_]:
@@ -202,10 +208,12 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         if self.render_mode is None or self.game is None:
             return None
         view = self.game.view(self.seat)
-        text = (f"round {view.round_no}, {view.phase.label}; hand "
-                f"{' '.join(NAMES[c] for c in view.hand)} ({view.hand_value}); top "
-                f"{' '.join(NAMES[c] for c in view.pile[-1]) if view.pile else '-'}; "
-                f"scores {list(view.scores)}")
+        text = (
+            f"round {view.round_no}, {view.phase.label}; hand "
+            f"{' '.join(NAMES[c] for c in view.hand)} ({view.hand_value}); top "
+            f"{' '.join(NAMES[c] for c in view.pile[-1]) if view.pile else '-'}; "
+            f"scores {list(view.scores)}"
+        )
         if self.render_mode == "human":
             print(text)
             return None

@@ -72,7 +72,8 @@ def _rule_values(rules: RuleSet) -> list[float]:
 
 #: Each phase's one-hot part ``phase``.
 _PHASE_HOT: dict[Phase, tuple[float, ...]] = {
-    p: tuple(float(p is q) for q in PHASES) for p in PHASES}
+    p: tuple(float(p is q) for q in PHASES) for p in PHASES
+}
 
 
 def _getter(order: list[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -91,10 +92,31 @@ def _bits(cards: object) -> int:
 class Observer:
     """Writes one seat's observation of a game (or of its view) into a float32 array."""
 
-    __slots__ = ("rules", "n", "size", "layout", "low", "high", "_planes", "_plane_bytes",
-                 "_dynamic", "_scale", "_rules_part", "_rule_values", "_score_cap", "_seats",
-                 "_known_shifts", "_pile_shift", "_getters", "_turns", "_inv_hand", "_inv_limit",
-                 "_inv_stock", "_inv_value", "_pile_cache")
+    __slots__ = (
+        "rules",
+        "n",
+        "size",
+        "layout",
+        "low",
+        "high",
+        "_planes",
+        "_plane_bytes",
+        "_dynamic",
+        "_scale",
+        "_rules_part",
+        "_rule_values",
+        "_score_cap",
+        "_seats",
+        "_known_shifts",
+        "_pile_shift",
+        "_getters",
+        "_turns",
+        "_inv_hand",
+        "_inv_limit",
+        "_inv_stock",
+        "_inv_value",
+        "_pile_cache",
+    )
 
     rules: RuleSet
     n: int
@@ -161,14 +183,17 @@ class Observer:
         # those groups, and the bits (see ``_pile_below_top``).
         self._pile_cache: tuple[list[tuple[int, ...]], int, tuple[int, ...], int] | None = None
         # Per seat: the others' known cards and where their plane starts in the bits.
-        self._known_shifts = [[(s, NUM_CARDS * k) for k, s in enumerate(order) if k]
-                              for order in self._seats]
+        self._known_shifts = [
+            [(s, NUM_CARDS * k) for k, s in enumerate(order) if k] for order in self._seats
+        ]
         self._pile_shift = NUM_CARDS * n
         self._getters = [_getter(order) for order in self._seats]
         # Per seat, per seat to move (-1: nobody): the part ``to_move``.
         self._turns = [
-            {**{m: tuple(float((m - seat) % n == k) for k in range(n)) for m in range(n)},
-             -1: (0.0,) * n}
+            {
+                **{m: tuple(float((m - seat) % n == k) for k in range(n)) for m in range(n)},
+                -1: (0.0,) * n,
+            }
             for seat in range(n)
         ]
 
@@ -180,8 +205,9 @@ class Observer:
 
     # ------------------------------------------------------------- writing
 
-    def write(self, game: Game, seat: int, out: NDArray[np.float32] | None = None
-              ) -> NDArray[np.float32]:
+    def write(
+        self, game: Game, seat: int, out: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
         """Write ``seat``'s observation of ``game`` into ``out`` (a new array if None).
 
         Reads only public facts and the seat's own hand, as its view shows them.
@@ -262,15 +288,18 @@ class Observer:
         cap = self._score_cap
         return tuple(min(scores[s], cap) for s in self._seats[seat])
 
-    def write_view(self, view: PlayerView, out: NDArray[np.float32] | None = None
-                   ) -> NDArray[np.float32]:
+    def write_view(
+        self, view: PlayerView, out: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
         """Write the observation of a seat's view into ``out`` (a new array if None)."""
         if out is None:
             out = self.new()
         seat = view.seat
         if not 0 <= seat < self.n or view.n != self.n:
-            raise SetupError(f"an observation is of one of {self.n} seats, not of seat {seat} "
-                             f"in a game of {view.n}")
+            raise SetupError(
+                f"an observation is of one of {self.n} seats, not of seat {seat} "
+                f"in a game of {view.n}"
+            )
         order = self._seats[seat]
         bits = _bits(view.hand)
         shift = NUM_CARDS
@@ -321,8 +350,21 @@ class ObservationBuffer:
     The array equals ``observer.write(game, seat)`` after every update.
     """
 
-    __slots__ = ("observer", "seat", "array", "_floats", "_bits", "_counts", "_scores",
-                 "_out", "_turn", "_phase", "_stock", "_value", "_at")
+    __slots__ = (
+        "observer",
+        "seat",
+        "array",
+        "_floats",
+        "_bits",
+        "_counts",
+        "_scores",
+        "_out",
+        "_turn",
+        "_phase",
+        "_stock",
+        "_value",
+        "_at",
+    )
 
     def __init__(self, observer: Observer, seat: int) -> None:
         self.observer = observer
@@ -336,8 +378,15 @@ class ObservationBuffer:
         turn: dict[int | None, int] = {None: -1}
         for m in range(observer.n):
             turn[m] = lay["to_move"].start + (m - seat) % observer.n
-        self._at = (lay["hand_sizes"].start, lay["scores"].start, lay["out"].start, turn,
-                    lay["phase"].start, lay["stock"].start, lay["hand_value"].start)
+        self._at = (
+            lay["hand_sizes"].start,
+            lay["scores"].start,
+            lay["out"].start,
+            turn,
+            lay["phase"].start,
+            lay["stock"].start,
+            lay["hand_value"].start,
+        )
         self._forget()
         self._turn = self._phase = -1  # the entry set to 1 in each one-hot part (-1: none)
 
