@@ -7,7 +7,7 @@ them in a game's hot loop is a dictionary lookup.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -200,14 +200,47 @@ def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
 def _compose(hand: int, key: tuple[bool, str, int]) -> list[Discard]:
     jokers_in_sets, joker_in_run, order = key
     sets, runs = _SETS[key], _RUNS[key]
+
+    def of_rank(part: int) -> tuple[Discard, ...]:
+        found = sets.get(part)
+        if found is None:
+            found = sets[part] = tuple(Discard(cs) for cs in _rank_sets(part, order))
+        return found
+
+    def of_suit(part: int) -> tuple[Discard, ...]:
+        found = runs.get(part)
+        if found is None:
+            found = runs[part] = tuple(
+                Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets)
+            )
+        return found
+
+    return compose(hand, jokers_in_sets, joker_in_run, _SINGLES, of_rank, of_suit)
+
+
+_T = TypeVar("_T")
+
+
+def compose(
+    hand: int,
+    jokers_in_sets: bool,
+    joker_in_run: str,
+    singles: Sequence[_T],
+    of_rank: Callable[[int], Sequence[_T]],
+    of_suit: Callable[[int], Sequence[_T]],
+) -> list[_T]:
+    """A hand's discards from its parts: ``singles[card]`` for each card, ``of_rank(part)`` for
+    the cards of each rank held twice or more (with the jokers where they may join a set) and
+    ``of_suit(part)`` for the cards of each suit held three times or more (with the jokers
+    where they may join a run). The callers cache each part's discards, in their own form."""
     jokers = hand & _JOKER_BITS
     set_jokers = jokers if jokers_in_sets else 0
     run_jokers = 0 if joker_in_run == "never" else jokers
-    out: list[Discard] = []
+    out: list[_T] = []
     ranks_done = suits_done = 0
     rank_of, suit_of, rank_bits, suit_bits = RANK, SUIT, _RANK_BITS, _SUIT_BITS
     for c in cards_of(hand):
-        out.append(_SINGLES[c])
+        out.append(singles[c])
         if c >= 52:
             continue
         rank = rank_of[c]
@@ -215,21 +248,13 @@ def _compose(hand: int, key: tuple[bool, str, int]) -> list[Discard]:
             ranks_done |= 1 << rank
             part = hand & rank_bits[rank] | set_jokers
             if part & (part - 1):  # two cards or more
-                found = sets.get(part)
-                if found is None:
-                    found = sets[part] = tuple(Discard(cs) for cs in _rank_sets(part, order))
-                out.extend(found)
+                out.extend(of_rank(part))
         suit = suit_of[c]
         if not suits_done >> suit & 1:
             suits_done |= 1 << suit
             part = hand & suit_bits[suit] | run_jokers
             if part.bit_count() >= 3:
-                found = runs.get(part)
-                if found is None:
-                    found = runs[part] = tuple(
-                        Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets)
-                    )
-                out.extend(found)
+                out.extend(of_suit(part))
     return out
 
 

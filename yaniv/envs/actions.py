@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import discards as D
-from ..cards import NUM_CARDS, RANK, SUIT, deck, mask_of
+from ..cards import NUM_CARDS, deck, mask_of
 from ..errors import InvalidMoveError, RuleError
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
@@ -238,40 +238,24 @@ class ActionTable:
 
     def _discards(self, hand: int) -> list[int]:
         """The actions of the hand's discards of at most ``max_discard`` cards."""
-        single = self._single
         sets, runs = self._sets, self._runs
-        jokers = hand & _JOKER_BITS
-        set_jokers = jokers if self.rules.jokers_in_sets else 0
-        run_jokers = 0 if self.rules.joker_in_run == "never" else jokers
-        out: list[int] = []
-        ranks_done = suits_done = 0
-        m = hand
-        while m:
-            low = m & -m
-            m ^= low
-            c = low.bit_length() - 1
-            out.append(single[c])
-            if c >= 52:
-                continue
-            rank = RANK[c]
-            if not ranks_done >> rank & 1:
-                ranks_done |= 1 << rank
-                part = hand & _RANK_BITS[rank] | set_jokers
-                if part & (part - 1):  # two cards or more
-                    found = sets.get(part)
-                    if found is None:
-                        found = sets[part] = self._part(part, D.SET)
-                    out += found
-            suit = SUIT[c]
-            if not suits_done >> suit & 1:
-                suits_done |= 1 << suit
-                part = hand & _SUIT_BITS[suit] | run_jokers
-                if part.bit_count() >= 3:
-                    found = runs.get(part)
-                    if found is None:
-                        found = runs[part] = self._part(part, D.RUN)
-                    out += found
-        return out
+
+        def of_rank(part: int) -> list[int]:
+            found = sets.get(part)
+            if found is None:
+                found = sets[part] = self._part(part, D.SET)
+            return found
+
+        def of_suit(part: int) -> list[int]:
+            found = runs.get(part)
+            if found is None:
+                found = runs[part] = self._part(part, D.RUN)
+            return found
+
+        rules = self.rules
+        return D.compose(
+            hand, rules.jokers_in_sets, rules.joker_in_run, self._single, of_rank, of_suit
+        )
 
     def _part(self, part: int, kind: int) -> list[int]:
         """The actions of the sets (or runs) of the cards of one rank (or suit) in ``part``."""
