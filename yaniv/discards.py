@@ -237,24 +237,31 @@ def compose(
     set_jokers = jokers if jokers_in_sets else 0
     run_jokers = 0 if joker_in_run == "never" else jokers
     out: list[_T] = []
+    append, extend = out.append, out.extend
     ranks_done = suits_done = 0
     rank_of, suit_of, rank_bits, suit_bits = RANK, SUIT, _RANK_BITS, _SUIT_BITS
-    for c in cards_of(hand):
-        out.append(singles[c])
-        if c >= 52:
-            continue
+    rest = hand & ~_JOKER_BITS
+    while rest:  # the naturals in card order (cards_of, inlined: this is the hot loop)
+        low = rest & -rest
+        rest ^= low
+        c = low.bit_length() - 1
+        append(singles[c])
         rank = rank_of[c]
         if not ranks_done >> rank & 1:
             ranks_done |= 1 << rank
             part = hand & rank_bits[rank] | set_jokers
             if part & (part - 1):  # two cards or more
-                out.extend(of_rank(part))
+                extend(of_rank(part))
         suit = suit_of[c]
         if not suits_done >> suit & 1:
             suits_done |= 1 << suit
             part = hand & suit_bits[suit] | run_jokers
             if part.bit_count() >= 3:
-                out.extend(of_suit(part))
+                extend(of_suit(part))
+    if jokers:  # the jokers come last, as single cards
+        for c in (52, 53):
+            if jokers >> c & 1:
+                append(singles[c])
     return out
 
 
