@@ -557,10 +557,9 @@ class Game:
         """What may be drawn now or, at the start of a discard-first turn, after the discard."""
         if self.phase not in (_START, _DRAW):
             return []
-        out = [DRAWS[c] for c in self.pickable]
         if self.stock:
-            out.insert(0, DRAW_STOCK)
-        return out
+            return [DRAW_STOCK, *map(DRAWS.__getitem__, self.pickable)]
+        return list(map(DRAWS.__getitem__, self.pickable))
 
     def discard_options(self) -> Sequence[Discard]:
         """The legal discards now, one per distinct outcome (empty when no discard is due)."""
@@ -582,11 +581,15 @@ class Game:
         """
         phase = self.phase
         if phase == _START:
-            if self.rules.draw_first:
+            rules = self.rules
+            p = self._to_move
+            # can_yaniv(), inlined: this runs at every turn.
+            yaniv = self.values[p] <= rules.yaniv_threshold or rules.yaniv_above_threshold
+            if rules.draw_first:
                 draws = self.draw_options()
-                return [YANIV, *draws] if self.can_yaniv() else draws
-            discards = D.legal_discards(self.hands[self._to_move], self.rules)
-            if not self.can_yaniv():
+                return [YANIV, *draws] if yaniv else draws
+            discards = D.legal_discards(self.hands[p], rules)
+            if not yaniv:
                 return discards
             return type(discards)((YANIV, *discards))  # type: ignore[arg-type]
         if phase == _DRAW:
