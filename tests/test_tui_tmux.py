@@ -26,6 +26,32 @@ def _tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
 
 
+def _new_session(session: str, width: int, height: int, command: str) -> None:
+    """Start ``command`` in a detached tmux session. A tmux server that is just exiting (its
+    last session, a previous test's, has ended) refuses a new session for a moment: retry."""
+    for attempt in range(5):
+        done = subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                session,
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                command,
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode == 0:
+            return
+        time.sleep(0.2 * (attempt + 1))
+    raise AssertionError(f"tmux could not start a session: {done.stderr.strip()}")
+
+
 def _wait_for(check: Callable[[str], bool], session: str, timeout: float = 20.0) -> str:
     end = time.monotonic() + timeout
     screen = ""
@@ -49,7 +75,7 @@ def test_play_starts_and_quits_in_a_real_terminal(tmp_path: Path) -> None:
     command = (
         f"{YANIV} play --seed 7 --delay 0 --level easy --data-dir {tmp_path}; touch {done}; sleep 5"
     )
-    _tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    _new_session(session, 120, 40, command)
     try:
         _wait_for(lambda s: "press Enter to start" in s, session)
         _tmux("send-keys", "-t", session, "Enter")
@@ -73,7 +99,7 @@ def test_setup_fits_80x24_and_y_says_why(tmp_path: Path) -> None:
     _need_script()
     session = f"yaniv-test-{uuid.uuid4().hex[:8]}"
     command = f"{YANIV} play --seed 7 --delay 0 --level easy -n 3 --data-dir {tmp_path}"
-    _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    _new_session(session, 80, 24, command)
     try:
         screen = _wait_for(lambda s: "press Enter to start" in s, session)
         for words in (
