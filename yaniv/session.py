@@ -30,7 +30,7 @@ from .bots.base import Bot, bot_names, get_bot
 from .errors import IllegalMoveError, RecordError, SetupError, YanivError
 from .events import Event
 from .game import Game, Phase
-from .moves import Move, parse_move
+from .moves import YANIV, Move, parse_move
 from .narration import Line, Narrator
 from .rules import RuleSet
 from .state import RoundResult
@@ -276,7 +276,8 @@ class Table:
         """The move a computer seat makes now (slow: a bot thinks, a program answers).
 
         A computer player that fails or answers an illegal move does not stop the game: the
-        seat plays its first legal move instead, and ``notes`` says what went wrong.
+        seat plays its first legal move other than a Yaniv call instead, and ``notes`` says what
+        went wrong.
         """
         view = self.view(seat)
         if not self.seats[seat].automatic:
@@ -292,7 +293,8 @@ class Table:
             problem = f"answered {move}, which is not legal now"
         except YanivError as exc:
             problem = f"failed: {exc}"
-        fallback = view.legal_moves[-1]
+        # Never a Yaniv call on a failing player's behalf.
+        fallback = next((m for m in view.legal_moves if m != YANIV), view.legal_moves[0])
         self.notes.append(f"{self.names[seat]} {problem}; played {fallback} instead")
         return fallback
 
