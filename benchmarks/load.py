@@ -7,6 +7,10 @@ sending it to receiving the state that shows it played. Bounded by ``--rounds`` 
 ``--time-limit`` in all. Prints the figures as JSON on its last line.
 
     python benchmarks/load.py --rooms 50 --rounds 1 --bot-delay 0.2
+
+With ``YANIV_LOAD_PROFILE=FILE`` in the environment the server runs under cProfile and
+writes its statistics to FILE when it stops (read them with ``python -m pstats FILE``);
+``YANIV_LOAD_PROFILER=yappi`` profiles every thread's CPU time with yappi instead.
 """
 
 from __future__ import annotations
@@ -28,9 +32,28 @@ import httpx
 import websockets
 
 SERVER = """
-import sys, uvicorn
+import os, signal, sys, uvicorn
 from yaniv.server.app import create_app
 url, port, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+profile = os.environ.get("YANIV_LOAD_PROFILE")
+if profile:
+    if os.environ.get("YANIV_LOAD_PROFILER") == "yappi":  # every thread, CPU time
+        import yappi
+        yappi.set_clock_type("cpu")
+        def _stop(*_):  # uvicorn raises SIGTERM again once it has shut down
+            yappi.stop()
+            yappi.get_func_stats().save(profile, type="pstat")
+            sys.exit(0)
+        yappi.start(builtins=True)
+    else:
+        import cProfile
+        profiler = cProfile.Profile()
+        def _stop(*_):
+            profiler.disable()
+            profiler.dump_stats(profile)
+            sys.exit(0)
+        profiler.enable()
+    signal.signal(signal.SIGTERM, _stop)
 uvicorn.run(create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None),
             host="127.0.0.1", port=port, log_level="warning", ws_max_size=1 << 20)
 """
@@ -188,6 +211,10 @@ def main() -> None:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
+                server.wait()
+    # The server is this process's only child: its CPU seconds, user and system.
+    children = os.times()
+    figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)
     print(
         f"{figures['rooms']} games, {figures['moves']} moves timed, "
         f"p50 {figures['latency_ms']['p50']} ms, p99 {figures['latency_ms']['p99']} ms, "

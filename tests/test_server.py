@@ -423,3 +423,29 @@ def test_a_stock_draw_under_slapdown_pauses_the_others(db: Path) -> None:
                 pass
             assert time.monotonic() - sent >= 0.35
             assert seen["drawn"] is None
+
+
+def test_the_stored_record_text_is_the_record() -> None:
+    from yaniv import record
+    from yaniv.rules import RuleSet
+    from yaniv.server.journal import RecordText
+    from yaniv.session import Seat, Table
+
+    seats = [Seat("A", "bot", level="easy", seed=1), Seat("B", "bot", level="random", seed=2)]
+    table = Table(RuleSet(), seats, seed=11)
+    extra = {"table": {"seats": [s.to_dict() for s in table.seats]}}
+    text = RecordText(table.game, extra)
+    checked = 0
+    for _ in range(4):
+        while table.to_move is not None:
+            table.play(table.to_move, table.decide(table.to_move))
+            assert json.loads(text.text()) == json.loads(record.dumps(table.game, extra))
+            checked += 1
+        if table.game.winners:
+            break
+        table.next_round()
+        assert json.loads(text.text()) == json.loads(record.dumps(table.game, extra))
+    assert checked > 10
+    resumed = record.resume(record.loads(text.text()))
+    assert resumed.view(0) == table.game.view(0)
+    table.close()

@@ -27,6 +27,7 @@ from ..game import MAX_PLAYERS, MIN_PLAYERS, Phase
 from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
+from .journal import RecordText
 from .schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE,
@@ -97,6 +98,7 @@ class Conn:
     coach: bool = False
     sent: deque[float] = field(default_factory=deque)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    shown: str | None = None  # the last state a broadcast sent this connection
 
     async def send(self, payload: dict[str, Any] | str) -> None:
         """Send one message; a connection that went away is ignored."""
@@ -141,6 +143,8 @@ class Room:
         self.hold_seat: int | None = None  # the slap window: others wait until hold_until
         self.hold_until = 0.0
         self.flush_task: asyncio.Task[None] | None = None
+        self._record: RecordText | None = None  # the table's record text, kept up to date
+        self._rules_dict: tuple[RuleSet, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------- what the room shows
 
@@ -196,10 +200,16 @@ class Room:
 
     async def send_state(self, conn: Conn) -> None:
         """Send one connection its state."""
-        await conn.send(await self.state(conn))
+        text = json.dumps(await self.state(conn), ensure_ascii=False)
+        conn.shown = text
+        await conn.send(text)
 
     async def broadcast(self) -> None:
-        """Send every connection its state (during a slap window, the others wait for it)."""
+        """Send every connection its state (during a slap window, the others wait for it).
+
+        A connection is not sent the same state twice in a row: two broadcasts that both come
+        after a change (each sends the state as it is when it runs) send it once.
+        """
         now = time.monotonic()
         held = self.hold_seat is not None and now < self.hold_until
         cache: dict[int | None, str] = {}
@@ -211,7 +221,11 @@ class Room:
                 continue
             if conn.seat not in cache:
                 cache[conn.seat] = json.dumps(await self.state(conn), ensure_ascii=False)
-            await conn.send(cache[conn.seat])
+            text = cache[conn.seat]
+            if text == conn.shown:
+                continue
+            conn.shown = text
+            await conn.send(text)
         if held and (self.flush_task is None or self.flush_task.done()):
             self.flush_task = asyncio.create_task(self._flush_later())
 
@@ -226,12 +240,15 @@ class Room:
         """The room as the store keeps it."""
         text = None
         if self.table is not None:
-            text = record.dumps(
-                self.table.game, {"table": {"seats": [s.to_dict() for s in self.table.seats]}}
-            )
+            if self._record is None or self._record.game is not self.table.game:
+                extra = {"table": {"seats": [s.to_dict() for s in self.table.seats]}}
+                self._record = RecordText(self.table.game, extra)
+            text = self._record.text()
+        if self._rules_dict is None or self._rules_dict[0] is not self.rules:
+            self._rules_dict = (self.rules, self.rules.to_dict())
         return (
             self.code,
-            self.rules.to_dict(),
+            self._rules_dict[1],
             [None if s is None else s.to_dict() for s in self.seats],
             self.status,
             text,
@@ -239,7 +256,7 @@ class Room:
 
     async def persist(self) -> None:
         """Store the room (and the game's record) now."""
-        await self.hub.store.run(self.hub.store.save_room, *self.row())
+        await self.hub.store.save(*self.row())
 
     # ------------------------------------------------------------- the game
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 
 from alembic import command as alembic_command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Engine, bindparam, create_engine, event, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -83,6 +84,26 @@ class StoredRoom:
     players: dict[str, int]  # token hash -> seat
 
 
+@dataclass
+class RoomState:
+    """What ``Store.save`` writes of a room."""
+
+    code: str
+    rules: dict[str, Any]
+    seats: list[Any]
+    status: str
+    record: str | None
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
 class Store:
     """The database behind the server."""
 
@@ -92,10 +113,46 @@ class Store:
         migrate(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yaniv-db")
+        # Rooms waiting to be written, the latest state of each, and who waits for them: the
+        # database thread writes all that is waiting in one transaction (a group commit).
+        self._pending: dict[str, RoomState] = {}
+        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._guard = threading.Lock()
+        self._stored: set[str] = set()  # codes known to have a row (database thread only)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the database thread and wait for it."""
         return await asyncio.wrap_future(self._worker.submit(fn, *args))
+
+    async def save(
+        self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
+    ) -> None:
+        """Store a room (``save_room``) and wait until it is committed.
+
+        Rooms saved while the database thread is busy are written together in the next
+        transaction, in the order of the writes queued before them on that thread.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._guard:
+            self._pending[code] = RoomState(code, rules, seats, status, record)
+            self._waiting.append((loop, future))
+            first = len(self._waiting) == 1
+        if first:
+            self._worker.submit(self._write_pending)
+        await future
+
+    def _write_pending(self) -> None:
+        with self._guard:
+            pending, self._pending = self._pending, {}
+            waiting, self._waiting = self._waiting, []
+        error: BaseException | None = None
+        try:
+            self.save_rooms(list(pending.values()))
+        except BaseException as exc:  # every waiter hears of it
+            error = exc
+        for loop, future in waiting:
+            loop.call_soon_threadsafe(_settle, future, error)
 
     def close(self) -> None:
         """Finish pending writes and release the database."""
@@ -122,6 +179,51 @@ class Store:
             else:
                 row.rules, row.seats, row.status, row.record = rules, seats, status, record
 
+    def save_rooms(self, rooms: list[RoomState]) -> None:
+        """Insert or update rooms, in one transaction."""
+        if not rooms:
+            return
+        known = [r for r in rooms if r.code in self._stored]
+        with self._sessions.begin() as session:
+            if known:
+                session.connection().execute(
+                    update(RoomRow.__table__)  # type: ignore[arg-type]
+                    .where(RoomRow.__table__.c.code == bindparam("b_code"))
+                    .values(
+                        rules=bindparam("b_rules"),
+                        seats=bindparam("b_seats"),
+                        status=bindparam("b_status"),
+                        record=bindparam("b_record"),
+                    ),
+                    [
+                        {
+                            "b_code": r.code,
+                            "b_rules": r.rules,
+                            "b_seats": r.seats,
+                            "b_status": r.status,
+                            "b_record": r.record,
+                        }
+                        for r in known
+                    ],
+                )
+            for r in rooms:
+                if r.code not in self._stored:
+                    row = session.get(RoomRow, r.code)
+                    if row is None:
+                        session.add(
+                            RoomRow(
+                                code=r.code,
+                                rules=r.rules,
+                                seats=r.seats,
+                                status=r.status,
+                                record=r.record,
+                            )
+                        )
+                    else:
+                        row.rules, row.seats, row.status = r.rules, r.seats, r.status
+                        row.record = r.record
+        self._stored.update(r.code for r in rooms)
+
     def add_player(self, code: str, hashed: str, seat: int, name: str) -> None:
         """Keep a player's token hash, seat and name."""
         with self._sessions.begin() as session:
@@ -133,6 +235,7 @@ class Store:
             rooms = session.scalars(select(RoomRow).where(RoomRow.status != "over")).all()
             out = []
             for row in rooms:
+                self._stored.add(row.code)
                 players = session.scalars(select(PlayerRow).where(PlayerRow.room == row.code))
                 out.append(
                     StoredRoom(
