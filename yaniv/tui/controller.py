@@ -21,9 +21,6 @@ from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import Discard, Move
 from ..narration import Line, describe_turn
-from ..narration import points_equation as points_equation  # the screens import them from here
-from ..narration import result_headline as result_headline
-from ..narration import score_equation as score_equation
 from ..rules import RuleSet
 from ..session import Seat, Table
 from ..view import PlayerView
@@ -216,8 +213,8 @@ class Controller:
                 out[line.seat] = describe_turn("", line.moves).strip()
         return out
 
-    def choose(self, seat: int, view: PlayerView) -> Move:
-        """The bot's move (slow: call it from a worker thread, with a view taken before)."""
+    def choose(self, seat: int) -> Move:
+        """The computer seat's move (slow: call it from a worker thread)."""
         return self.table.decide(seat)
 
     # ------------------------------------------------------------- moves

@@ -301,7 +301,7 @@ class TableScreen(Screen[None]):
                 return
             time.sleep(min(0.05, max(0.0, end - time.monotonic())))
         try:
-            move = self.controller.choose(seat, view)
+            move = self.controller.choose(seat)
         except Exception:  # a bot bug must not end the game: it plays its first legal move
             move = (
                 next(m for m in view.legal_moves if m != YANIV)
