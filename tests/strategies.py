@@ -1,10 +1,13 @@
-"""Hypothesis strategies shared by the test modules."""
+"""Hypothesis strategies and random games shared by the test modules."""
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import strategies as st
 
-from yaniv import RuleSet
+from yaniv import Game, Phase, RuleSet
+from yaniv.moves import YANIV
 from yaniv.rules import CHOICES
 
 
@@ -32,3 +35,21 @@ def rule_sets(draw: st.DrawFn) -> RuleSet:
         score_limit=draw(st.sampled_from([40, 100, 200])),
         slapdown=draw(st.sampled_from(CHOICES["slapdown"])),
     )
+
+
+def played(
+    seed: int, preset: str = "standard", players: int = 3, moves: int = 10_000, call: float = 0.7
+) -> Game:
+    """A seeded game of random legal moves (Yaniv called with probability ``call`` when
+    allowed), ``moves`` moves long or to its end."""
+    game = Game.new(RuleSet.preset(preset), players, seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        if game.phase is Phase.ROUND_OVER:
+            game.next_round()
+            continue
+        legal = game.legal_moves()
+        game.play(YANIV if YANIV in legal and rng.random() < call else rng.choice(legal))
+    return game

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from strategies import played
 
 from yaniv import Game, Phase, RecordError, RuleSet, record
 from yaniv.bots import get_bot
 from yaniv.cards import NAMES
 from yaniv.errors import RuleError
-from yaniv.moves import YANIV
 from yaniv.protocol import answer_request
 from yaniv.rules import BOUNDS, CHOICES, OPTION_NAMES
 
@@ -29,26 +29,12 @@ from yaniv.rules import BOUNDS, CHOICES, OPTION_NAMES
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def played(seed: int, preset: str, players: int, moves: int) -> Game:
-    game = Game.new(RuleSet.preset(preset), players, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        if game.phase is Phase.ROUND_OVER:
-            game.next_round()
-            continue
-        legal = game.legal_moves()
-        game.play(YANIV if YANIV in legal and rng.random() < 0.5 else rng.choice(legal))
-    return game
-
-
 GAMES = [
-    played(1, "quick", 2, 400),
-    played(2, "standard", 3, 150),
-    played(3, "slapdown", 4, 200),
-    played(4, "hebrew", 2, 90),
-    played(5, "draw_first", 3, 60),
+    played(1, "quick", 2, 400, call=0.5),
+    played(2, "standard", 3, 150, call=0.5),
+    played(3, "slapdown", 4, 200, call=0.5),
+    played(4, "hebrew", 2, 90, call=0.5),
+    played(5, "draw_first", 3, 60, call=0.5),
 ]
 RECORDS: list[dict[str, Any]] = [json.loads(record.dumps(g)) for g in GAMES]
 

@@ -7,7 +7,6 @@ import contextlib
 import copy
 import json
 import os
-import random
 import threading
 import time
 from collections.abc import Callable
@@ -16,31 +15,23 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from strategies import played
 from typer.testing import CliRunner
 
-from yaniv import Game, Phase, RecordError, RuleSet, cli, record
+from yaniv import Game, RecordError, cli, record
 from yaniv.cli import app
-from yaniv.moves import YANIV
 
 Tamper = Callable[[dict[str, Any]], None]
 
 
-def played(seed: int, players: int = 2) -> Game:
+def a_game(seed: int) -> Game:
     """A short seeded game played to its end, with at least one stock refill."""
-    game = Game.new(RuleSet.preset("quick"), players, seed)
-    rng = random.Random(seed)
-    while not game.is_over:
-        if game.phase is Phase.ROUND_OVER:
-            game.next_round()
-            continue
-        legal = game.legal_moves()
-        game.play(YANIV if YANIV in legal and rng.random() < 0.7 else rng.choice(legal))
-    return game
+    return played(seed, "quick", players=2, moves=100_000)
 
 
 @pytest.fixture(scope="module")
 def good() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(record.dumps(played(2)))
+    data: dict[str, Any] = json.loads(record.dumps(a_game(2)))
     assert any(r["refills"] for r in data["rounds"]), "the game must refill the stock once"
     return data
 

@@ -7,29 +7,16 @@ import random
 from pathlib import Path
 
 import pytest
+from strategies import played
 from typer.testing import CliRunner
 
-from yaniv import Game, Phase, RecordError, RuleSet, record
+from yaniv import Game, RecordError, RuleSet, record
 from yaniv.cards import parse_card
 from yaniv.cli import app
 from yaniv.events import Dealt, Discarded, Drew, Event, Refilled
 from yaniv.moves import YANIV, Discard, Draw
 
 PRESET_NAMES = ["standard", "quick", "hebrew", "draw_first", "slapdown"]
-
-
-def played(seed: int, preset: str = "standard", players: int = 3, moves: int = 10_000) -> Game:
-    game = Game.new(RuleSet.preset(preset), players, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        if game.phase is Phase.ROUND_OVER:
-            game.next_round()
-            continue
-        legal = game.legal_moves()
-        game.play(YANIV if YANIV in legal and rng.random() < 0.7 else rng.choice(legal))
-    return game
 
 
 def tokens(data: object) -> set[str]:
