@@ -26,13 +26,12 @@ from yaniv.rules import RuleSet
 STANDARD = RuleSet()
 
 
-def random_play(seconds: float, players: int = 4) -> float:
-    """Uniformly random legal moves, across whole games; returns moves per second."""
+def random_moves(seconds: float, players: int = 4) -> int:
+    """Uniformly random legal moves across whole games for ``seconds``; returns the count."""
     rng = random.Random(1)
     moves = 0
     seed = 0
-    start = time.perf_counter()
-    deadline = start + seconds
+    deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         game = Game.new(STANDARD, players, seed)
         seed += 1
@@ -46,6 +45,13 @@ def random_play(seconds: float, players: int = 4) -> float:
             legal = game.legal_moves()
             game.apply(legal[rng.randrange(len(legal))])
             moves += 1
+    return moves
+
+
+def random_play(seconds: float, players: int = 4) -> float:
+    """Uniformly random legal moves, across whole games; returns moves per second."""
+    start = time.perf_counter()
+    moves = random_moves(seconds, players)
     return moves / (time.perf_counter() - start)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from engine import random_moves  # benchmarks/ is on the path when run as a script
 
 from yaniv.envs import YanivEnv, action_table, env, raw_env
 from yaniv.envs.observation import Observer
@@ -91,27 +92,7 @@ def gym_steps(players: int, opponents: str) -> Callable[[float], int]:
 
 def engine_moves(players: int) -> Callable[[float], int]:
     """The engine alone: random legal moves from ``legal_moves()`` (benchmarks/engine.py)."""
-
-    def run(seconds: float) -> int:
-        rng = random.Random(1)
-        moves = seed = 0
-        deadline = time.perf_counter() + seconds
-        while time.perf_counter() < deadline:
-            game = Game.new(STANDARD, players, seed)
-            seed += 1
-            while True:
-                phase = game.phase
-                if phase is Phase.ROUND_OVER:
-                    game.next_round()
-                    continue
-                if phase is Phase.GAME_OVER:
-                    break
-                legal = game.legal_moves()
-                game.apply(legal[rng.randrange(len(legal))])
-                moves += 1
-        return moves
-
-    return run
+    return lambda seconds: random_moves(seconds, players)
 
 
 def positions(count: int, players: int = 4) -> list[Game]:
