@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .errors import CardError
+from .errors import CardError, quoted
 
 Card = int
 
@@ -56,24 +56,11 @@ def card_name(card: Card) -> str:
             return NAMES[card]
     except TypeError:  # not a number at all
         pass
-    raise CardError(f"not a card: {_quote(card)}")
+    raise CardError(f"not a card: {quoted(card)}")
 
 
 #: Longest text that can name a card once trimmed (``10♥``); longer text is refused at once.
 _LONGEST = 3
-
-
-def _quote(value: object, limit: int = 40) -> str:
-    """``repr(value)``, cut after ``limit`` characters of text (a file may hold anything)."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return repr(value)
-        return f"{value[:limit]!r}... ({len(value)} characters)"
-    try:
-        text = repr(value)
-    except Exception:  # e.g. an int too long to print
-        return f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def parse_card(text: str) -> Card:
@@ -87,7 +74,7 @@ def parse_card(text: str) -> Card:
     yaniv.errors.CardError: not a card: 5 (expected text such as 7H)
     """
     if not isinstance(text, str):
-        raise CardError(f"not a card: {_quote(text)} (expected text such as 7H)")
+        raise CardError(f"not a card: {quoted(text)} (expected text such as 7H)")
     raw = text.strip()
     card = _BY_NAME.get(raw)  # the canonical spelling, the common case
     if card is not None:
@@ -102,7 +89,7 @@ def parse_card(text: str) -> Card:
         if card is not None:
             return card
     raise CardError(
-        f"unknown card {_quote(raw)}: expected a rank of {RANKS} (or 10) then a suit of {SUITS} "
+        f"unknown card {quoted(raw)}: expected a rank of {RANKS} (or 10) then a suit of {SUITS} "
         "(or a suit symbol), or RJ / BJ for a joker"
     )
 
@@ -113,7 +100,7 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
         return [parse_card(p) for p in text.replace(",", " ").split()]
     if isinstance(text, bytes | bytearray | dict) or not isinstance(text, Iterable):
         raise CardError(
-            f"not cards: {_quote(text)} (expected text such as '7H 8H' or a list of card texts)"
+            f"not cards: {quoted(text)} (expected text such as '7H 8H' or a list of card texts)"
         )
     return [parse_card(p) for p in text]
 

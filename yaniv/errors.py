@@ -1,6 +1,9 @@
-"""The project's exceptions: one base, each naming the input and the reason."""
+"""The project's exceptions: one base, each naming the input and the reason; and the two
+helpers every input check uses to judge and quote what it was given."""
 
 from __future__ import annotations
+
+from typing import TypeGuard
 
 
 class YanivError(Exception):
@@ -37,3 +40,21 @@ class ViewError(YanivError, ValueError):
 
 class RecordError(YanivError, ValueError):
     """A game record that cannot be read or does not replay."""
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is an int and not a bool (JSON's true is no seat number)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """``repr(value)``, cut after ``limit`` characters of text (a file may hold anything)."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except Exception:  # e.g. an int too long to print
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."

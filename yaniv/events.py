@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import NAMES, Card, parse_card, parse_cards
-from .errors import YanivError
+from .errors import YanivError, is_whole
 from .state import RoundResult
 
 
@@ -195,6 +195,6 @@ def event_from_dict(data: Any) -> Event:
 
 
 def _int(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_whole(value):
         raise YanivError(f"expected a whole number, got {value!r}")
     return value

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import discards as D
 from .cards import NAMES, VALUE, Card, cards_of, cards_text, deck, mask_of, parse_cards
-from .errors import CardError, IllegalMoveError, RuleError, SetupError
+from .errors import CardError, IllegalMoveError, RuleError, SetupError, is_whole
 from .events import Dealt, Discarded, Drew, Event, Passed, Refilled, Showdown, Slapped
 from .moves import (
     DRAW_STOCK,
@@ -224,7 +224,7 @@ class Game:
             out_set.add(s)
         if len(out_set) >= n - 1:
             raise SetupError("at least two players must still be in the game")
-        if not _is_int(to_move) or not 0 <= to_move < n or to_move in out_set:
+        if not is_whole(to_move) or not 0 <= to_move < n or to_move in out_set:
             raise SetupError(f"seat {to_move!r:.20} cannot be to move: no such seat, or it is out")
         try:
             turn = phase if isinstance(phase, Phase) else Phase[str(phase).upper()]
@@ -254,9 +254,9 @@ class Game:
         kinds = [D.classify(g, rules) for g in groups]
         drawn_card = -1 if drawn is None else _cards([drawn], "drawn")[0]
         _check_turn(rules, turn, groups, kinds, hand_cards[to_move], drawn_card)
-        if not _is_int(round_no) or not 1 <= round_no <= MAX_SCORE:
+        if not is_whole(round_no) or not 1 <= round_no <= MAX_SCORE:
             raise SetupError(f"round_no {round_no!r}: expected a whole number from 1")
-        if not _is_int(refills) or not 0 <= refills <= MAX_SCORE:
+        if not is_whole(refills) or not 0 <= refills <= MAX_SCORE:
             raise SetupError(f"refills {refills!r}: expected a whole number from 0")
 
         game = cls._blank(rules, n, names)
@@ -903,7 +903,7 @@ class Game:
         While a slap window is open (R22) the other seats see the position before the stock
         draw that opened it, so they never learn that one opened or was declined.
         """
-        if seat is not None and (not _is_int(seat) or not 0 <= seat < self.n):
+        if seat is not None and (not is_whole(seat) or not 0 <= seat < self.n):
             raise SetupError(f"no seat {seat!r:.20} in a game of {self.n} players")
         own_turn = seat is not None and self._to_move == seat
         phase, to_move = self.phase, self.to_move
@@ -1014,13 +1014,9 @@ def _seed(seed: int | None, rng: random.Random | None) -> int:
     """The game's seed: the one given, else one drawn from ``rng`` or the system."""
     if seed is None:
         return (rng or random.SystemRandom()).getrandbits(63)
-    if not _is_int(seed):
+    if not is_whole(seed):
         raise SetupError(f"seed {seed!r:.40}: expected a whole number")
     return seed
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _ints(values: Any, what: str) -> list[int]:
@@ -1028,7 +1024,7 @@ def _ints(values: Any, what: str) -> list[int]:
         raise SetupError(f"{what} must be a list of whole numbers, not {values!r:.60}")
     out = list(values)
     for v in out:
-        if not _is_int(v):
+        if not is_whole(v):
             raise SetupError(f"{what}: {v!r:.40} is not a whole number")
     return out
 
@@ -1081,7 +1077,7 @@ def _veil(data: Mapping[str, Any], turn: Phase) -> Veil:
         size = data["stock_size"]
     except (KeyError, TypeError) as exc:
         raise SetupError(f"the veil needs pile and stock_size: {exc}") from None
-    if not (_is_int(size) and 0 <= size <= 54):
+    if not (is_whole(size) and 0 <= size <= 54):
         raise SetupError("the veil's stock_size must be a whole number from 0 to 54")
     return Veil(pile, size, 0)  # a built position has no events of its own to veil
 

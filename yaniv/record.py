@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .cards import NAMES, _quote, parse_card, parse_cards
-from .errors import RecordError, YanivError
+from .cards import NAMES, parse_card, parse_cards
+from .errors import RecordError, YanivError, is_whole, quoted
 from .game import MAX_PLAYERS, MIN_PLAYERS, Deal, Game, RoundLog, RoundResult
 from .moves import Move, parse_move
 from .rules import RuleSet
@@ -151,7 +151,7 @@ def check(data: Any, source: str = "record") -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RecordError(f'{source} is not a yaniv record (no "format": "{FORMAT}")')
     version = data.get("version")
-    if not _is_int(version) or version not in READS:
+    if not is_whole(version) or version not in READS:
         raise RecordError(
             f"{source} has record version {_shown(version, 20)}; "
             f"this yaniv reads versions {', '.join(map(str, READS))}"
@@ -183,11 +183,11 @@ def check(data: Any, source: str = "record") -> dict[str, Any]:
                 f"long; the limit is {MAX_NAME}"
             )
     seed = data.get("seed")
-    if seed is not None and not _is_int(seed):
+    if seed is not None and not is_whole(seed):
         raise RecordError(f'{source}: "seed" must be a whole number, not {_shown(seed)}')
     winners = data.get("winners", [])
     if not isinstance(winners, list) or not all(
-        _is_int(w) and 0 <= w < len(players) for w in winners
+        is_whole(w) and 0 <= w < len(players) for w in winners
     ):
         raise RecordError(
             f'{source}: "winners" must be a list of seat numbers, not {_shown(winners)}'
@@ -218,7 +218,7 @@ def _check_round(rnd: Any, where: str) -> None:
         raise RecordError(f'{where}: the deal lacks "up" (the turned-up card)')
     _check_card(deal["up"], where, 'the deal\'s "up"')
     _check_cards(deal.get("stock"), where, 'the deal\'s "stock"')
-    if not _is_int(deal.get("starter")):
+    if not is_whole(deal.get("starter")):
         raise RecordError(
             f'{where}: the deal\'s "starter" must be a seat number, not '
             f"{_shown(deal.get('starter'))}"
@@ -229,7 +229,7 @@ def _check_round(rnd: Any, where: str) -> None:
             f'{where}: "moves" must be a list of [seat, "move"] pairs, not {_shown(moves)}'
         )
     for number, m in enumerate(moves, 1):
-        if not (isinstance(m, list) and len(m) == 2 and _is_int(m[0]) and isinstance(m[1], str)):
+        if not (isinstance(m, list) and len(m) == 2 and is_whole(m[0]) and isinstance(m[1], str)):
             raise RecordError(
                 f'{where}: move {number} must be a [seat, "move"] pair, not {_shown(m)}'
             )
@@ -240,7 +240,7 @@ def _check_round(rnd: Any, where: str) -> None:
             f"pairs, not {_shown(refills)}"
         )
     for number, r in enumerate(refills, 1):
-        if not (isinstance(r, list) and len(r) == 2 and _is_int(r[0])):
+        if not (isinstance(r, list) and len(r) == 2 and is_whole(r[0])):
             raise RecordError(
                 f"{where}: refill {number} must be a [move count, [cards]] pair, not {_shown(r)}"
             )
@@ -277,11 +277,7 @@ def _shown(value: Any, limit: int = 40) -> str:
     """A value quoted briefly for a message, JSON's literals spelt as in JSON."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
-    return _quote(value, limit)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return quoted(value, limit)
 
 
 def _deal(data: dict[str, Any]) -> Deal:

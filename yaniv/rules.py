@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import _quote
-from .errors import RuleError
+from .errors import RuleError, is_whole, quoted
 
 #: The allowed values of each option whose value is a word.
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -174,9 +173,9 @@ class RuleSet:
 
 def _shown(value: Any) -> str:
     """A value quoted briefly for a message (an option may hold anything a file holds)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+    if is_whole(value) and value.bit_length() > 128:
         return f"an integer of {value.bit_length()} bits"
-    return _quote(value)
+    return quoted(value)
 
 
 def _check_names(options: Mapping[Any, Any]) -> None:
@@ -185,8 +184,8 @@ def _check_names(options: Mapping[Any, Any]) -> None:
             raise RuleError(f"unknown option {_shown(key)}; options: {', '.join(OPTION_NAMES)}")
 
 
-def _is_int(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+def _in_range(value: Any, low: int, high: int) -> bool:
+    return is_whole(value) and low <= value <= high
 
 
 def _check(name: str, value: Any) -> None:
@@ -196,7 +195,7 @@ def _check(name: str, value: Any) -> None:
             raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: {allowed}")
     elif name in BOUNDS:
         low, high = BOUNDS[name]
-        if not _is_int(value, low, high):
+        if not _in_range(value, low, high):
             raise RuleError(
                 f"bad value for option {name!r}: {_shown(value)}; "
                 f"allowed: an integer {low} to {high}"
@@ -206,7 +205,7 @@ def _check(name: str, value: Any) -> None:
         if (
             not isinstance(value, tuple)
             or len(value) > MAX_TARGETS
-            or not all(_is_int(v, low, high) for v in value)
+            or not all(_in_range(v, low, high) for v in value)
         ):
             raise RuleError(
                 f"bad value for option 'bonus_targets': {_shown(value)}; allowed: "

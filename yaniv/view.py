@@ -13,7 +13,7 @@ from typing import Any
 
 from .cards import NAMES, VALUE, Card, deck, parse_card, parse_cards
 from .discards import MoveList, move_list
-from .errors import ViewError, YanivError
+from .errors import ViewError, YanivError, is_whole
 from .events import Event, event_from_dict, event_to_dict
 from .moves import YANIV, Move, parse_move
 from .rules import RuleSet
@@ -190,7 +190,7 @@ class PlayerView:
 
 
 def _int(value: Any, key: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_whole(value):
         raise ViewError(f"{key} must be a whole number, not {value!r:.30}")
     return value
 
