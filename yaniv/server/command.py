@@ -38,11 +38,18 @@ def serve_command(
         import uvicorn
 
         from .app import WEB_DIR, create_app
-        from .storage import default_database_url
+        from .storage import check_database, database_url, default_database_url
     except ImportError as exc:
         typer.echo(f"the web app needs its extra: pip install 'yaniv[web]' ({exc})", err=True)
         raise typer.Exit(1) from None
-    url = database or default_database_url()
+    # Checked (and migrated) here, so that a bad URL or a server that is down is told in
+    # words rather than as uvicorn's startup traceback.
+    try:
+        url = database_url(database or default_database_url())
+        check_database(url)
+    except ValueError as exc:
+        typer.echo(f"yaniv serve: {exc}", err=True)
+        raise typer.Exit(2) from None
     app = create_app(url, bot_delay=bot_delay, grace=grace, slap_window=slap_window)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{port}/"

@@ -19,6 +19,7 @@ from alembic import command as alembic_command
 from alembic.config import Config
 from sqlalchemy import Engine, bindparam, create_engine, event, select, update
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .models import PlayerRow, RoomRow
@@ -40,8 +41,34 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: The databases the server runs on, as a URL names them.
+BACKENDS = "sqlite:///FILE or postgresql://USER:PASSWORD@HOST[:PORT]/DATABASE"
+
+
+def database_url(url: str) -> str:
+    """``url`` checked, with a plain ``postgresql://`` mapped to the psycopg 3 driver.
+
+    SQLAlchemy's default PostgreSQL driver is psycopg2, which the server does not install;
+    this is the one place a URL is mapped, so every engine (and Alembic) gets the same one.
+    Raises ValueError in words for a URL that is not one of ``BACKENDS``.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"not a database URL: {url[:60]!r}; expected {BACKENDS}") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return url
+    if backend in ("postgresql", "postgres"):
+        if parsed.drivername in ("postgresql", "postgres"):
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return parsed.render_as_string(hide_password=False)
+    raise ValueError(f"unsupported database {backend!r}: expected {BACKENDS}")
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; an SQLite file's folder is created, WAL mode is switched on."""
+    url = database_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -58,6 +85,24 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def check_database(url: str) -> None:
+    """Open the database at ``url`` and migrate it; ValueError in words if that fails."""
+    try:
+        engine = make_engine(url)
+    except ArgumentError as exc:
+        raise ValueError(f"bad database URL: {exc}") from None
+    try:
+        migrate(engine)
+    except SQLAlchemyError as exc:
+        shown = engine.url.render_as_string(hide_password=True)
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        raise ValueError(
+            f"cannot open the database {shown}: {reason[0] if reason else type(exc).__name__}"
+        ) from None
+    finally:
+        engine.dispose()
 
 
 def migrate(engine: Engine) -> None:
