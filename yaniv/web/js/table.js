@@ -5,6 +5,7 @@ import { cardFace, cardBack, cardName, cardsName, cardShort, cardOrder, handValu
   from "./cards.js";
 import { GameSocket, moveId } from "./socket.js";
 import { store } from "./store.js";
+import { narrate } from "./narrate.js";
 
 const FINISHED = new Set(["round_over", "game_over"]);
 
@@ -308,8 +309,14 @@ export class TableScreen {
     this.announce();
   }
 
+  /** The round's move log in the page's language. */
+  story() {
+    const v = this.view;
+    return v ? narrate(v, t, cardShort) : [];
+  }
+
   announce() {
-    const story = (this.state && this.state.story) || [];
+    const story = this.story();
     const last = story.length ? String(story[story.length - 1]) : "";
     const live = document.getElementById("announce");
     if (live && last && last !== this.lastSpoken) {
@@ -323,11 +330,16 @@ export class TableScreen {
     const seats = (this.state && this.state.seats) || [];
     const header = this.header();
     if (!v) {
-      return h("div", { class: "table-page" }, header,
+      return h("div", { class: "table-page", "data-phase": "none", "data-net": this.status },
+        header,
         h("p", { class: "waiting", role: "status",
           text: this.state ? t("table.waiting_start") : t(`net.${this.status}`) }));
     }
-    return h("div", { class: "table-page" },
+    const mine = this.myTurn;
+    return h("div", { class: "table-page", "data-phase": v.phase, "data-round": v.round,
+      "data-seat": v.seat ?? "", "data-to-move": v.to_move ?? "",
+      "data-my-turn": mine ? "true" : "false", "data-busy": this.busy ? "true" : "false",
+      "data-events": v.events.length, "data-net": this.status },
       header,
       h("div", { class: "felt" },
         this.opponents(v, seats),
@@ -397,6 +409,7 @@ export class TableScreen {
           info.kind === "human" && info.connected === false ? t("seat.away") : null,
         ].filter(Boolean).join(" · ");
         return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
+          "data-seat": seat,
           "aria-label": t("seat.label", { name: v.names[seat], cards: size,
             score: v.scores[seat] }), "aria-current": turn ? "true" : null },
         h("div", { class: "seat-head" },
@@ -439,7 +452,8 @@ export class TableScreen {
           const takeable = v.pickable.includes(card);
           const active = takeable && drawing;
           return h("button", { class: `card pile-card${active ? " glow" : ""}${takeable ? "" : " dim"}`,
-            "data-key": `pile:${card}`, disabled: !active, onclick: () => this.draw(card),
+            "data-key": `pile:${card}`, "data-card": card, "data-takeable": takeable ? "true" : "false",
+            disabled: !active, onclick: () => this.draw(card),
             "aria-label": t(takeable ? "table.pile_card_takeable" : "table.pile_card",
               { card: cardName(card), n: i + 1 }) }, cardFace(card));
         })),
@@ -483,7 +497,8 @@ export class TableScreen {
         const picked = this.selected.includes(card);
         const drawn = v.drawn === card;
         return h("button", { class: `card${picked ? " selected" : ""}${drawn ? " drawn" : ""}`,
-          "data-key": `hand:${card}`, tabindex: i === this.handFocus ? "0" : "-1",
+          "data-key": `hand:${card}`, "data-card": card,
+          tabindex: i === this.handFocus ? "0" : "-1",
           "aria-pressed": picked ? "true" : "false",
           "aria-label": drawn ? t("table.card_drawn", { card: cardName(card) }) : cardName(card),
           onclick: () => { this.handFocus = i; this.toggle(card); } }, cardFace(card));
@@ -543,9 +558,10 @@ export class TableScreen {
   }
 
   log() {
-    const story = (this.state && this.state.story) || [];
-    const list = h("ol", { class: "story", lang: "en", dir: "ltr" },
-      story.map((line) => h("li", { text: String(line) })));
+    const story = this.story();
+    const list = h("ol", { class: "story", "data-lines": story.length },
+      story.length ? story.map((line) => h("li", { text: line }))
+        : h("li", { class: "note", text: t("log.empty") }));
     requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
     return h("section", { class: "log", "aria-label": t("log.title") },
       h("h2", { text: t("log.title") }), list);
@@ -589,7 +605,7 @@ export class TableScreen {
     const rows = r ? v.names.map((name, seat) => {
       if (!r.hands[seat]) return null;
       const bonus = r.bonuses ? r.bonuses[seat] : 0;
-      return h("tr", { class: seat === r.winner ? "winner" : null },
+      return h("tr", { class: seat === r.winner ? "winner" : null, "data-seat": seat },
         h("th", { scope: "row", text: name }),
         h("td", {}, h("div", { class: "result-hand", role: "img",
           "aria-label": cardsName(r.hands[seat]) },

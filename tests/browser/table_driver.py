@@ -1,0 +1,170 @@
+"""Playing the web table the way a person does: by clicking (or by keys), read from the page.
+
+The table page carries its state in data attributes (``data-phase``, ``data-my-turn``,
+``data-busy``, ``data-events``...) and every card control its card (``data-card``), so the
+tests wait for conditions instead of sleeping.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from playwright.sync_api import Locator, Page, expect
+
+from yaniv.cards import hand_value, parse_card
+from yaniv.rules import RuleSet
+
+STANDARD = RuleSet.preset("standard")
+TURN_OR_END = """() => {
+  const p = document.querySelector(".table-page[data-my-turn]");
+  if (!p) return null;
+  if (p.dataset.phase === "round_over" || p.dataset.phase === "game_over") return "end";
+  if (p.dataset.myTurn === "true" && p.dataset.busy === "false") return "turn";
+  return null;
+}"""
+
+
+def card_value(code: str) -> int:
+    """The points of a card in notation (R2)."""
+    return hand_value([parse_card(code)])
+
+
+def table(page: Page) -> Locator:
+    """The table page (present once a view arrived)."""
+    return page.locator(".table-page[data-my-turn]")
+
+
+def hand_cards(page: Page) -> list[str]:
+    """The cards of the player's hand, in the page's order."""
+    return [
+        str(code)
+        for code in page.locator(".hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    ]
+
+
+def hand_card(page: Page, code: str) -> Locator:
+    return page.locator(f'.hand .card[data-card="{code}"]')
+
+
+def start_vs_computer(page: Page, url: str, name: str, opponents: int = 1) -> None:
+    """From the home page: a game against ``opponents`` bots, until the table shows."""
+    page.goto(url)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_label("Opponents").select_option(str(opponents))
+    page.get_by_role("button", name="Play", exact=True).click()
+    expect(page).to_have_url(_room_url())
+    expect(table(page)).to_be_visible()
+
+
+def _room_url() -> object:
+    import re
+
+    return re.compile(r"#/room/[A-Z0-9]{6}$")
+
+
+def room_code(page: Page) -> str:
+    """The room code from the page's address."""
+    return page.url.rsplit("/", 1)[-1]
+
+
+def wait_turn_or_end(page: Page, timeout: float = 20_000) -> Literal["turn", "end"]:
+    """Wait until it is this player's turn (and no move is in flight) or the round is over."""
+    handle = page.wait_for_function(TURN_OR_END, timeout=timeout)
+    value = handle.json_value()
+    assert value in ("turn", "end")
+    return "turn" if value == "turn" else "end"
+
+
+def phase(page: Page) -> str:
+    return str(table(page).get_attribute("data-phase"))
+
+
+def events(page: Page) -> int:
+    return int(table(page).get_attribute("data-events") or 0)
+
+
+def highest_card(page: Page) -> str:
+    """The card of the hand worth the most points (the first of them in the page)."""
+    cards = hand_cards(page)
+    assert cards, "an empty hand on the player's turn"
+    return max(cards, key=card_value)
+
+
+def can_call_yaniv(page: Page, limit: int = STANDARD.yaniv_threshold) -> bool:
+    """The Yaniv button is offered and the hand is within the limit (no deliberate Assaf)."""
+    button = page.locator('[data-key="yaniv"]')
+    return button.count() == 1 and sum(map(card_value, hand_cards(page))) <= limit
+
+
+def cheap_pile_card(page: Page, than: int) -> Locator | None:
+    """A takeable card of the previous discard worth less than ``than`` points, if any."""
+    cards = page.locator('.pile .card[data-takeable="true"]:enabled')
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        code = card.get_attribute("data-card")
+        if code and card_value(code) < than:
+            return card
+    return None
+
+
+def after_move(page: Page, before: int) -> None:
+    """Wait until the page shows at least one event more than ``before``."""
+    page.wait_for_function(
+        "n => { const p = document.querySelector('.table-page[data-events]');"
+        " return p && Number(p.dataset.events) > n; }",
+        arg=before,
+    )
+
+
+def click_turn(page: Page, turn: int, stats: dict[str, int]) -> None:
+    """One turn by clicking: Yaniv when within the limit, else the highest card discarded and
+    a cheap pile card taken (or the stock drawn). Odd turns use the Discard button, then the
+    draw; even turns select and tap the draw (the discard goes first by itself)."""
+    now = phase(page)
+    before = events(page)
+    if now == "slap":
+        page.locator('[data-key="pass"]').click()
+        stats["pass"] = stats.get("pass", 0) + 1
+    elif now == "start" and can_call_yaniv(page):
+        page.locator('[data-key="yaniv"]').click()
+        stats["yaniv"] = stats.get("yaniv", 0) + 1
+    elif now == "start":
+        code = highest_card(page)
+        card = hand_card(page, code)
+        card.click()
+        expect(card).to_have_attribute("aria-pressed", "true")
+        if turn % 2:
+            discard = page.locator('[data-key="discard"]')
+            expect(discard).to_be_enabled()
+            discard.click()
+            stats["discard_button"] = stats.get("discard_button", 0) + 1
+            after_move(page, before)
+            return  # the draw is the next call's (phase "draw")
+        pile = cheap_pile_card(page, card_value(code))
+        target = pile if pile is not None else page.locator('[data-key="stock"]')
+        expect(target).to_be_enabled()
+        target.click()
+        stats["take" if pile is not None else "stock"] = (
+            stats.get("take" if pile is not None else "stock", 0) + 1
+        )
+    elif now == "draw":
+        pile = cheap_pile_card(page, 4)
+        target = pile if pile is not None else page.locator('[data-key="stock"]')
+        expect(target).to_be_enabled()
+        target.click()
+        stats["take" if pile is not None else "stock"] = (
+            stats.get("take" if pile is not None else "stock", 0) + 1
+        )
+    else:
+        raise AssertionError(f"an unexpected phase on the player's turn: {now}")
+    after_move(page, before)
+
+
+def play_round_by_clicking(page: Page, max_turns: int = 80) -> dict[str, int]:
+    """Play this seat's turns by clicking until the round is over; what was done, counted."""
+    stats: dict[str, int] = {}
+    for turn in range(max_turns):
+        if wait_turn_or_end(page) == "end":
+            return stats
+        click_turn(page, turn, stats)
+    raise AssertionError(f"the round did not end in {max_turns} turns: {stats}")

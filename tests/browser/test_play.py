@@ -1,0 +1,54 @@
+"""A whole round against the computer, played by clicking; the move log in the page's words."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import Server, no_page_errors
+from playwright.sync_api import Page, expect
+from table_driver import play_round_by_clicking, start_vs_computer, table
+
+
+def test_a_round_against_bots_by_clicking(page: Page, server: Server) -> None:
+    # a name that looks like markup must be shown as text
+    me = "<b>Rivka</b>"
+    start_vs_computer(page, server.url, me, opponents=2)
+    expect(page.locator(".me .seat-name")).to_have_text(me)
+    expect(page.locator(".me .seat-name b")).to_have_count(0)
+    expect(table(page)).to_have_attribute("data-round", "1")
+    expect(page.locator(".opponents .seat")).to_have_count(2)
+    expect(page.locator(".hand .card")).to_have_count(5)
+
+    stats = play_round_by_clicking(page)
+    assert sum(stats.values()) > 0, "the player never moved"
+
+    end = page.get_by_role("dialog", name="Round 1 is over")
+    expect(end).to_be_visible()
+    # every hand shown, with its cards named for screen readers, and a score for every seat
+    rows = end.locator("table.result tbody tr")
+    expect(rows).to_have_count(3)
+    for i in range(3):
+        row = rows.nth(i)
+        expect(row.locator(".result-hand")).to_have_attribute("aria-label", re.compile(r" of "))
+        assert row.locator(".result-hand .mini").count() >= 1
+        expect(row.locator("td").last).to_have_text(re.compile(r"^\d+"))
+    expect(rows.locator("th").filter(has_text=me)).to_have_count(1)
+    expect(end.get_by_text(re.compile(r"called Yaniv"))).to_be_visible()
+    # the score table: a column per player, one row for this round
+    scores = end.locator(".scores table")
+    expect(scores.locator("thead th")).to_have_count(4)
+    expect(scores.locator("tbody tr")).to_have_count(1)
+
+    # the move log, in English, written on the page from the round's events
+    log = page.locator(".log .story")
+    expect(log.locator("li").first).to_have_text(re.compile(r"^Round 1: .+ turned up\.$"))
+    if stats.get("stock", 0) + stats.get("take", 0) + stats.get("discard_button", 0):
+        expect(log.get_by_text(re.compile(r"^You discarded "))).not_to_have_count(0)
+    expect(log.locator("li").last).to_have_text(re.compile(r"^(Yaniv!|Assaf!|.+deliberate)"))
+    assert log.get_attribute("lang") is None, "the log is in the page's language now"
+    no_page_errors(page)
+
+    # the next round is dealt from the round-end screen
+    end.get_by_role("button", name="Next round").click()
+    expect(table(page)).to_have_attribute("data-round", "2")
+    expect(page.get_by_role("dialog", name=re.compile("is over"))).to_have_count(0)
