@@ -168,3 +168,15 @@ def play_round_by_clicking(page: Page, max_turns: int = 80) -> dict[str, int]:
             return stats
         click_turn(page, turn, stats)
     raise AssertionError(f"the round did not end in {max_turns} turns: {stats}")
+
+
+def turn_or_end_now(page: Page) -> str | None:
+    """"turn", "end" or None, as the page shows it now (no waiting)."""
+    value = page.evaluate(TURN_OR_END)
+    return value if value in ("turn", "end") else None
+
+
+def log_lines(page: Page) -> list[str]:
+    """The move log's lines as read (names come wrapped in Unicode isolates, dropped here)."""
+    lines = page.locator(".log .story li").all_inner_texts()
+    return [str(x).replace("\u2068", "").replace("\u2069", "") for x in lines]

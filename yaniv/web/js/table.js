@@ -92,7 +92,9 @@ export class TableScreen {
           const { move } = this.pendingDraw;
           this.pendingDraw = null;
           this.play(move);
-        } else if (!mine || view.phase !== "draw") {
+        } else if (!mine || (view.phase !== "draw" && view.phase !== "start")) {
+          // a state from before the discard (one sent on a reconnection while the discard
+          // waited in the socket's queue) keeps the draw waiting for the discard's state
           this.pendingDraw = null;
         }
       }

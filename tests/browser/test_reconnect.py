@@ -1,0 +1,92 @@
+"""Coming back: a closed tab reopened on the same browser profile, and a server restarted on
+the same database, both mid-round, and the game going on."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import Server, no_page_errors, watched
+from playwright.sync_api import BrowserContext, Page, expect
+from table_driver import (
+    click_turn,
+    hand_card,
+    hand_cards,
+    highest_card,
+    play_round_by_clicking,
+    room_code,
+    start_vs_computer,
+    table,
+    wait_turn_or_end,
+)
+
+
+def _mid_round(page: Page, turns: int = 2) -> None:
+    """Play ``turns`` of this seat's turns and stop on the next one (a round that ends on the
+    way is followed by the next)."""
+    stats: dict[str, int] = {}
+    played = 0
+    for _ in range(60):
+        if wait_turn_or_end(page) == "end":
+            page.get_by_role("button", name="Next round").click()
+            expect(table(page)).not_to_have_attribute("data-phase", re.compile("over$"))
+            continue
+        if played == turns:
+            return
+        click_turn(page, 0, stats)  # an even turn: a whole turn, select and draw
+        played += 1
+    raise AssertionError("no turn came")
+
+
+def test_a_closed_tab_comes_back_and_plays_on(context: BrowserContext, server: Server) -> None:
+    page = watched(context.new_page())
+    start_vs_computer(page, server.url, "Closer", opponents=1)
+    _mid_round(page)
+    code = room_code(page)
+    hand = hand_cards(page)
+    round_no = table(page).get_attribute("data-round")
+    events = table(page).get_attribute("data-events")
+    no_page_errors(page)
+    page.close()
+
+    # a new tab of the same profile (the token is in localStorage), at the room's address
+    again = watched(context.new_page())
+    again.goto(f"{server.url}#/room/{code}")
+    expect(table(again)).to_have_attribute("data-events", str(events))
+    expect(table(again)).to_have_attribute("data-round", str(round_no))
+    expect(table(again)).to_have_attribute("data-my-turn", "true")
+    assert hand_cards(again) == hand
+    expect(again.locator(".me .seat-name")).to_have_text("Closer")
+    play_round_by_clicking(again)
+    expect(again.get_by_role("dialog", name=re.compile(r"^Round \d+ is over$"))).to_be_visible()
+    no_page_errors(again)
+
+
+def test_the_server_restarts_mid_game(page: Page, own_server: Server) -> None:
+    start_vs_computer(page, own_server.url, "Stayer", opponents=1)
+    _mid_round(page)
+    hand = hand_cards(page)
+    events = table(page).get_attribute("data-events")
+
+    own_server.kill()
+    expect(table(page)).to_have_attribute("data-net", "reconnecting")
+    expect(page.get_by_role("status").filter(has_text="reconnecting")).to_be_visible()
+    assert hand_cards(page) == hand, "the hand stays on the page while the server is away"
+
+    # a move made while the server is away waits for the connection: discard, then draw
+    card = highest_card(page)
+    hand_card(page, card).click()
+    page.locator('[data-key="stock"]').click()
+    expect(table(page)).to_have_attribute("data-busy", "true")
+    own_server.start()
+    expect(table(page)).to_have_attribute("data-net", "open", timeout=30_000)
+    # the discard and the draw were both played: two events more, and the turn passed on
+    page.wait_for_function(
+        "n => Number(document.querySelector('.table-page').dataset.events) >= n",
+        arg=int(str(events)) + 2,
+    )
+    assert card not in hand_cards(page) or hand.count(card) > 1
+    assert len(hand_cards(page)) == len(hand)
+    expect(page.locator(".log .story")).to_contain_text(re.compile(r"You discarded \S+ and drew"))
+    play_round_by_clicking(page)
+    expect(page.get_by_role("dialog", name=re.compile(r"^Round \d+ is over$"))).to_be_visible()
+    no_page_errors(page)
