@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import time
 import uuid
@@ -24,8 +26,48 @@ from yaniv.server.rooms import Room  # noqa: E402
 CARD = re.compile(r"\b(?:" + "|".join(NAMES) + r")\b")
 
 
-def client(db: Path, **settings: Any) -> TestClient:
-    """A test client of an app on the SQLite file ``db`` (bots at once, no slap pause)."""
+#: The environment variable with the URL of a PostgreSQL database for the tests (CI sets it:
+#: .ci/run, scripts/postgres).
+POSTGRES = "YANIV_TEST_POSTGRES"
+
+
+@contextlib.contextmanager
+def postgres_schema() -> Iterator[str]:
+    """The URL of a fresh, empty schema of the PostgreSQL test database, dropped afterwards.
+
+    Each test gets its own schema (the URL sets the connections' search_path), so no test sees
+    another's rows or tables. Skips without YANIV_TEST_POSTGRES, but fails under CI, where a
+    skipped backend would go unnoticed.
+    """
+    pytest.importorskip("psycopg")
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    base = os.environ.get(POSTGRES, "").strip()
+    if not base:
+        why = f"{POSTGRES} is not set: the PostgreSQL storage tests need a database's URL"
+        if os.environ.get("CI"):
+            pytest.fail(f"{why} (CI sets it from scripts/postgres)")
+        pytest.skip(f"{why}, e.g. postgresql://yaniv_test:yaniv_test@127.0.0.1:5432/yaniv_test")
+    plain = make_url(base).set(drivername="postgresql")
+    dsn = plain.render_as_string(hide_password=False)
+    schema = f"yaniv_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    options = plain.query.get("options")
+    search = f"-csearch_path={schema}"
+    url = plain.update_query_dict(
+        {"options": f"{options} {search}" if isinstance(options, str) else search}
+    )
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def client(url: str, **settings: Any) -> TestClient:
+    """A test client of an app on the database ``url`` (bots at once, no slap pause)."""
     options: dict[str, Any] = {
         "bot_delay": 0.0,
         "grace": 60.0,
@@ -34,17 +76,35 @@ def client(db: Path, **settings: Any) -> TestClient:
         "flood_limit": 10_000,
     }
     options.update(settings)
-    return TestClient(create_app(f"sqlite:///{db}", **options))
+    return TestClient(create_app(url, **options))
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "yaniv.sqlite3"
+def db(tmp_path: Path) -> str:
+    """An SQLite file's URL (the tests of what storage does not touch run on SQLite only)."""
+    return f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty database of each backend the server runs on."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
+    else:
+        with postgres_schema() as url:
+            yield url
 
 
 @pytest.fixture
-def app(db: Path) -> Iterator[TestClient]:
+def app(db: str) -> Iterator[TestClient]:
     with client(db) as c:
+        yield c
+
+
+@pytest.fixture
+def stored_app(database: str) -> Iterator[TestClient]:
+    """An app on each backend."""
+    with client(database) as c:
         yield c
 
 
@@ -101,6 +161,17 @@ def play_round(ws: Any, seat: int, limit: int = 400) -> dict[str, Any]:
             acted.add(key(view))
             ws.send_json({"type": "move", "move": view["legal_moves"][0], "id": uuid.uuid4().hex})
     raise AssertionError("the round did not end")
+
+
+def stored_record(c: TestClient, code: str) -> dict[str, Any]:
+    """The game record of room ``code`` as the app's database holds it."""
+    from yaniv import record
+    from yaniv.server.models import RoomRow
+
+    with c.app.state.hub.store.session() as session:  # type: ignore[attr-defined]
+        row = session.get(RoomRow, code)
+        assert row is not None and row.record is not None
+        return record.loads(row.record)
 
 
 def test_a_round_against_bots(app: TestClient) -> None:
@@ -281,11 +352,11 @@ def test_tokens_bind_seats(app: TestClient) -> None:
         )
 
 
-def test_a_move_id_is_applied_once(app: TestClient) -> None:
-    code, tokens = friends(app)
+def test_a_move_id_is_applied_once(stored_app: TestClient) -> None:
+    code, tokens = friends(stored_app)
     with (
-        app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
-        app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+        stored_app.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+        stored_app.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
     ):
         view = next_state(ws0)["view"]
         ws = [ws0, ws1][view["to_move"]]
@@ -297,6 +368,8 @@ def test_a_move_id_is_applied_once(app: TestClient) -> None:
         ws.send_json({"type": "move", "move": discard, "id": "tap"})
         again = next_state(ws)["view"]
         assert again == after
+    moves = stored_record(stored_app, code)["rounds"][-1]["moves"]
+    assert [m for m in moves if m[1] == discard] == [[view["to_move"], discard]]
 
 
 def test_bad_messages_are_answered_in_words(app: TestClient) -> None:
@@ -304,7 +377,12 @@ def test_bad_messages_are_answered_in_words(app: TestClient) -> None:
     info = app.get(f"/api/rooms/{game['room']}").json()
     assert info["seats"][0]["name"] == "<script>alert(1)</script> & Co"
     with app.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
-        before = next_state(ws)["view"]
+        # Until the person is to act (or the bots ended the round), the bots' moves come in.
+        while (before := next_state(ws)["view"])["to_move"] != 0 and before["phase"] not in (
+            "round_over",
+            "game_over",
+        ):
+            pass
         assert before["names"][0] == "<script>alert(1)</script> & Co"
         cases = [
             ("{not json", "JSON"),
@@ -336,7 +414,7 @@ def test_bad_messages_are_answered_in_words(app: TestClient) -> None:
     assert r.status_code == 400 and r.json()["error"]
 
 
-def test_flooding_disconnects(db: Path) -> None:
+def test_flooding_disconnects(db: str) -> None:
     with (
         client(db, flood_limit=20) as app,
         app.websocket_connect(f"/ws/{new_game(app)['room']}") as ws,
@@ -350,8 +428,8 @@ def test_flooding_disconnects(db: Path) -> None:
         assert any("20 messages a second" in m.get("message", "") for m in messages)
 
 
-def test_a_restarted_server_resumes_the_game(db: Path) -> None:
-    with client(db) as c:
+def test_a_restarted_server_resumes_the_game(database: str) -> None:
+    with client(database) as c:
         game = new_game(c, ["easy", "medium"])
         with c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
             moved = 0
@@ -369,7 +447,10 @@ def test_a_restarted_server_resumes_the_game(db: Path) -> None:
                 or state["view"]["phase"] == "round_over"
             ):
                 pass
-    with client(db) as c, c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+    with (
+        client(database) as c,
+        c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws,
+    ):
         again = next_state(ws)
         assert again["view"] == state["view"]
         assert again["story"] == state["story"]
@@ -378,8 +459,8 @@ def test_a_restarted_server_resumes_the_game(db: Path) -> None:
             assert len(next_state(ws)["view"]["events"]) > len(again["view"]["events"])
 
 
-def test_reconnect_and_the_stand_in(db: Path) -> None:
-    with client(db, grace=0.2) as c:
+def test_reconnect_and_the_stand_in(database: str) -> None:
+    with client(database, grace=0.2) as c:
         game = new_game(c, ["easy"])
         url = f"/ws/{game['room']}?token={game['token']}"
         with c.websocket_connect(url) as ws:
@@ -397,7 +478,7 @@ def test_reconnect_and_the_stand_in(db: Path) -> None:
             assert later["seat"] == 0
 
 
-def test_a_stock_draw_under_slapdown_pauses_the_others(db: Path) -> None:
+def test_a_stock_draw_under_slapdown_pauses_the_others(db: str) -> None:
     with client(db, slap_window=0.4) as c:
         game = new_game(c, ["easy"], rules={"preset": "standard", "slapdown": "rank"})
         with (
@@ -453,3 +534,165 @@ def test_the_stored_record_text_is_the_record() -> None:
     resumed = record.resume(record.loads(text.text()))
     assert resumed.view(0) == table.game.view(0)
     table.close()
+
+
+def test_every_state_sent_is_already_stored(database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No connection is ever sent a state the database does not hold yet (a player and a
+    spectator, bots moving at once, over a few rounds): each state's view is the view of a
+    record the database had committed before the state was sent."""
+    from starlette.websockets import WebSocket
+
+    from yaniv import record
+    from yaniv.server.models import RoomRow
+    from yaniv.server.storage import Store
+
+    committed: list[str] = []  # the room's record after each commit, read back from the database
+    views: dict[int | None, set[str]] = {}  # every committed view of each seat, as JSON
+    read = 0
+    checked: list[int | None] = []
+    ahead: list[dict[str, Any]] = []
+    original_save, original_send = Store.save_rooms, WebSocket.send_text
+
+    def saving(self: Store, rooms: list[Any]) -> None:
+        original_save(self, rooms)
+        with self.session() as session:
+            for r in rooms:
+                row = session.get(RoomRow, r.code)
+                if row is not None and row.record is not None:
+                    committed.append(row.record)
+
+    async def sending(self: WebSocket, text: str) -> None:
+        nonlocal read
+        message = json.loads(text)
+        if message.get("type") == "state" and message["view"] is not None:
+            for stored in committed[read:]:
+                game = record.resume(record.loads(stored))
+                for seat in [None, *range(len(game.names))]:
+                    views.setdefault(seat, set()).add(json.dumps(game.view(seat).to_dict()))
+            read = len(committed)
+            seat = message["view"]["seat"]
+            if json.dumps(message["view"]) not in views.get(seat, set()):
+                ahead.append(message["view"])
+            checked.append(seat)
+        await original_send(self, text)
+
+    monkeypatch.setattr(Store, "save_rooms", saving)
+    monkeypatch.setattr(WebSocket, "send_text", sending)
+    with client(database) as c:
+        game = new_game(c, ["easy", "random"], rules={"preset": "standard", "pickup": "any"})
+        with (
+            c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws,
+            c.websocket_connect(f"/ws/{game['room']}") as spectator,
+        ):
+            for _ in range(3):
+                if play_round(ws, 0)["view"]["phase"] == "game_over":
+                    break
+                ws.send_json({"type": "next_round"})
+            ws.send_json({"type": "ping"})
+            while ws.receive_json()["type"] != "pong":
+                pass
+            spectator.send_json({"type": "ping"})
+            while spectator.receive_json()["type"] != "pong":
+                pass
+    assert checked.count(0) > 10 and checked.count(None) > 10
+    assert not ahead, f"{len(ahead)} states sent before they were stored, e.g. {ahead[0]}"
+
+
+def test_a_restarted_server_resumes_every_room(database: str) -> None:
+    """Rooms waiting, playing among friends and playing against bots come back after a restart
+    exactly as they were: the rooms, every seat's view; the players carry on."""
+    with client(database) as c:
+        host = c.post("/api/rooms", json={"name": "Host", "rules": {"preset": "slapdown"}}).json()
+        waiting = host["room"]
+        assert c.post(f"/api/rooms/{waiting}/join", json={"name": "Guest"}).status_code == 200
+        r = c.post(
+            f"/api/rooms/{waiting}/settings",
+            json={"token": host["token"], "bots": [{"seat": 2, "level": "easy"}]},
+        )
+        assert r.status_code == 200
+        code, tokens = friends(c)
+        with (
+            c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+            c.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+        ):
+            view = next_state(ws0)["view"]
+            sockets = [ws0, ws1]
+            mover = sockets[view["to_move"]]
+            view = next_state(mover)["view"] if mover is ws1 else view
+            mover.send_json({"type": "move", "move": greedy(view), "id": "before"})
+            assert len(next_state(mover)["view"]["events"]) == len(view["events"]) + 1
+        rooms = {x: c.get(f"/api/rooms/{x}").json() for x in (waiting, code)}
+        table = c.app.state.hub.rooms[code].table  # type: ignore[attr-defined]
+        before = {seat: table.view(seat).to_dict() for seat in (None, 0, 1)}
+    with client(database) as c:
+        assert {x: c.get(f"/api/rooms/{x}").json() for x in (waiting, code)} == rooms
+        with (
+            c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0,
+            c.websocket_connect(f"/ws/{code}?token={tokens[1]}") as ws1,
+            c.websocket_connect(f"/ws/{code}") as spectator,
+        ):
+            assert next_state(spectator)["view"] == before[None]
+            views = [next_state(ws0)["view"], next_state(ws1)["view"]]
+            assert views == [before[0], before[1]]
+            turn = views[0]["to_move"]
+            # The restart forgot no move id: the one sent before it is not applied again.
+            sockets = [ws0, ws1]
+            after = views[turn]
+            sockets[turn].send_json({"type": "move", "move": greedy(after), "id": "after"})
+            assert len(next_state(sockets[turn])["view"]["events"]) == len(after["events"]) + 1
+        r = c.post(f"/api/rooms/{waiting}/join", json={"name": "Third"})
+        assert r.status_code == 200 and r.json()["seat"] == 3
+        r = c.post(f"/api/rooms/{waiting}/start", json={"token": host["token"]})
+        assert r.status_code == 200 and r.json()["status"] == "playing"
+    assert stored_record_at(database, code)["rounds"][-1]["moves"][-1][1] == greedy(after)
+
+
+def stored_record_at(url: str, code: str) -> dict[str, Any]:
+    """Room ``code``'s record in the database at ``url``, read with a store of its own."""
+    from yaniv import record
+    from yaniv.server.models import RoomRow
+    from yaniv.server.storage import Store
+
+    store = Store(url)
+    try:
+        with store.session() as session:
+            row = session.get(RoomRow, code)
+            assert row is not None and row.record is not None
+            return record.loads(row.record)
+    finally:
+        store.close()
+
+
+def test_postgres_urls_map_to_psycopg_and_bad_ones_are_told() -> None:
+    from yaniv.server.storage import database_url
+
+    assert database_url("postgresql://u:p@h/db") == "postgresql+psycopg://u:p@h/db"
+    assert database_url("postgres://u:p@h:5433/db") == "postgresql+psycopg://u:p@h:5433/db"
+    assert database_url("postgresql+psycopg://u:p@h/db") == "postgresql+psycopg://u:p@h/db"
+    assert database_url("sqlite:///x.db") == "sqlite:///x.db"
+    with pytest.raises(ValueError, match="unsupported database 'mysql'"):
+        database_url("mysql://u@h/db")
+    with pytest.raises(ValueError, match="not a database URL"):
+        database_url("not a url")
+
+
+def test_each_postgres_test_has_a_schema_of_its_own() -> None:
+    """Two tests' schemas do not see each other's tables, and the schema goes afterwards."""
+    from sqlalchemy import inspect
+
+    from yaniv.server.storage import Store, make_engine
+
+    with postgres_schema() as first, postgres_schema() as second:
+        Store(first).close()
+        engines = [make_engine(first), make_engine(second)]
+        try:
+            assert {"rooms", "players"} <= set(inspect(engines[0]).get_table_names())
+            assert "rooms" not in inspect(engines[1]).get_table_names()
+        finally:
+            for engine in engines:
+                engine.dispose()
+    engine = make_engine(first)
+    try:
+        assert "rooms" not in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

@@ -99,11 +99,23 @@ class Conn:
     sent: deque[float] = field(default_factory=deque)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     shown: str | None = None  # the last state a broadcast sent this connection
+    shown_no: int = 0  # the room's snapshot number of that state
 
     async def send(self, payload: dict[str, Any] | str) -> None:
         """Send one message; a connection that went away is ignored."""
         text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
         async with self.lock:
+            with contextlib.suppress(Exception):
+                await self.ws.send_text(text)
+
+    async def send_snapshot(self, text: str, number: int, again: bool = False) -> None:
+        """Send a state, the room's ``number``-th snapshot, unless a later one was sent (states
+        are sent outside the room's lock, so two broadcasts may overlap) or, unless ``again``,
+        this same state was the last one sent."""
+        async with self.lock:
+            if number < self.shown_no or (text == self.shown and not again):
+                return
+            self.shown, self.shown_no = text, number
             with contextlib.suppress(Exception):
                 await self.ws.send_text(text)
 
@@ -145,6 +157,7 @@ class Room:
         self.flush_task: asyncio.Task[None] | None = None
         self._record: RecordText | None = None  # the table's record text, kept up to date
         self._rules_dict: tuple[RuleSet, dict[str, Any]] | None = None
+        self.snapshots = 0  # states are numbered as they are taken, so none overtakes a later
 
     # ------------------------------------------------------------- what the room shows
 
@@ -199,33 +212,40 @@ class Room:
         }
 
     async def send_state(self, conn: Conn) -> None:
-        """Send one connection its state."""
-        text = json.dumps(await self.state(conn), ensure_ascii=False)
-        conn.shown = text
-        await conn.send(text)
+        """Send one connection its state (call without the room's lock)."""
+        async with self.lock:  # a state is taken under the lock: every move in it is stored
+            text = json.dumps(await self.state(conn), ensure_ascii=False)
+            self.snapshots += 1
+            number = self.snapshots
+        await conn.send_snapshot(text, number, again=True)
 
     async def broadcast(self) -> None:
         """Send every connection its state (during a slap window, the others wait for it).
 
         A connection is not sent the same state twice in a row: two broadcasts that both come
         after a change (each sends the state as it is when it runs) send it once.
+
+        The states are taken under the room's lock (call without it), since a move is stored
+        while the lock is held: taken without it, a state could show a move that is not stored
+        yet. They are sent after the lock is released, numbered so none overtakes a later one.
         """
-        now = time.monotonic()
-        held = self.hold_seat is not None and now < self.hold_until
-        cache: dict[int | None, str] = {}
-        for conn in list(self.conns):
-            if held and conn.seat != self.hold_seat:
-                continue
-            if conn.coach and conn.seat is not None:
-                await self.send_state(conn)
-                continue
-            if conn.seat not in cache:
-                cache[conn.seat] = json.dumps(await self.state(conn), ensure_ascii=False)
-            text = cache[conn.seat]
-            if text == conn.shown:
-                continue
-            conn.shown = text
-            await conn.send(text)
+        out: list[tuple[Conn, str]] = []
+        async with self.lock:
+            held = self.hold_seat is not None and time.monotonic() < self.hold_until
+            cache: dict[int | None, str] = {}
+            for conn in list(self.conns):
+                if held and conn.seat != self.hold_seat:
+                    continue
+                if conn.coach and conn.seat is not None:
+                    out.append((conn, json.dumps(await self.state(conn), ensure_ascii=False)))
+                    continue
+                if conn.seat not in cache:
+                    cache[conn.seat] = json.dumps(await self.state(conn), ensure_ascii=False)
+                out.append((conn, cache[conn.seat]))
+            self.snapshots += 1
+            number = self.snapshots
+        for conn, text in out:
+            await conn.send_snapshot(text, number)
         if held and (self.flush_task is None or self.flush_task.done()):
             self.flush_task = asyncio.create_task(self._flush_later())
 
