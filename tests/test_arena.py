@@ -7,7 +7,9 @@ import math
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -105,6 +107,32 @@ def test_parallel_jobs_give_the_same_report() -> None:
     one = run_arena(["easy", "random"], 3, 6, RuleSet(), seed=2, jobs=1)
     two = run_arena(["easy", "random"], 3, 6, RuleSet(), seed=2, jobs=2)
     assert [b["wins"] for b in one["bots"]] == [b["wins"] for b in two["bots"]]
+
+
+def test_a_runner_playing_out_of_order_gives_the_same_report() -> None:
+    def backwards(
+        tasks: Sequence[GameTask], on_game: Callable[[dict[str, Any]], None] | None
+    ) -> list[dict[str, Any]]:
+        return [play_game(t) for t in reversed(tasks)]
+
+    one = run_arena(["easy", "random"], 3, 6, RuleSet(), seed=2)
+    two = run_arena(["easy", "random"], 3, 6, RuleSet(), seed=2, runner=backwards)
+    for report in (one, two):
+        for b in report["bots"]:
+            del b["decision_ms"]
+    assert one == two
+
+
+def test_a_runner_that_loses_games_or_comes_with_jobs_is_refused() -> None:
+    def lossy(
+        tasks: Sequence[GameTask], on_game: Callable[[dict[str, Any]], None] | None
+    ) -> list[dict[str, Any]]:
+        return [play_game(t) for t in tasks[1:]]
+
+    with pytest.raises(YanivError, match="5 games' results for 6 games"):
+        run_arena(["easy", "random"], 2, 6, RuleSet(), runner=lossy)
+    with pytest.raises(YanivError, match="choose one"):
+        run_arena(["easy", "random"], 2, 6, RuleSet(), jobs=2, runner=lossy)
 
 
 def test_cli_arena_writes_json_and_plot(tmp_path: Path) -> None:

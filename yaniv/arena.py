@@ -37,6 +37,7 @@ __all__ = [
     "BotFailure",
     "BotStats",
     "GameTask",
+    "Runner",
     "calibration_table",
     "check_max_moves",
     "check_spec",
@@ -47,7 +48,9 @@ __all__ = [
     "make_bot",
     "percentile",
     "play_game",
+    "play_games",
     "run_arena",
+    "run_local",
     "wilson",
 ]
 
@@ -246,6 +249,41 @@ def play_game(task: GameTask) -> dict[str, Any]:
     }
 
 
+def play_games(tasks: Sequence[GameTask]) -> list[dict[str, Any]]:
+    """Play a batch of games one after the other; their summaries in the tasks' order."""
+    return [play_game(t) for t in tasks]
+
+
+#: Plays the games somewhere (processes, a Ray cluster...): the tasks in, every game's summary
+#: out in any order, ``on_game`` called with each summary as it comes back. Each game is
+#: seeded by its task alone, so where and in what order it is played changes nothing.
+Runner = Callable[
+    [Sequence[GameTask], Callable[[dict[str, Any]], None] | None], list[dict[str, Any]]
+]
+
+
+def run_local(
+    tasks: Sequence[GameTask], on_game: Callable[[dict[str, Any]], None] | None, jobs: int = 1
+) -> list[dict[str, Any]]:
+    """Play the games in this process (``jobs`` 1) or in ``jobs`` forked worker processes."""
+    results: list[dict[str, Any]] = []
+    if jobs == 1:
+        for t in tasks:
+            r = play_game(t)
+            results.append(r)
+            if on_game:
+                on_game(r)
+        return results
+    import multiprocessing as mp
+
+    with mp.get_context("fork").Pool(jobs) as pool:
+        for r in pool.imap_unordered(play_game, tasks, chunksize=1):
+            results.append(r)
+            if on_game:
+                on_game(r)
+    return results
+
+
 # ----------------------------------------------------------------- statistics
 
 
@@ -394,8 +432,13 @@ def run_arena(
     on_game: Callable[[dict[str, Any]], None] | None = None,
     max_moves: int = MAX_MOVES,
     startup_limit: float = STARTUP_LIMIT,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` games and return the report (see the module's docstring)."""
+    """Play ``games`` games and return the report (see the module's docstring).
+
+    ``runner`` plays the games elsewhere (``yaniv.arena_ray.ray_runner``: on Ray); the report
+    is the same as a local run's for the same seed, but for the measured decision times.
+    """
     from openskill.models import PlackettLuce
 
     for spec in bots:
@@ -404,6 +447,8 @@ def run_arena(
         raise YanivError(f"--games {games}: at least one game")
     if jobs < 1:
         raise YanivError(f"--jobs {jobs}: at least one")
+    if runner is not None and jobs != 1:
+        raise YanivError(f"--jobs {jobs} and another runner (Ray): choose one")
     check_time_limit(time_limit)
     check_time_limit(startup_limit, "--startup-limit")
     check_max_moves(max_moves)
@@ -413,22 +458,10 @@ def run_arena(
         GameTask(i, lineup, rules, seed, calibration, time_limit, max_moves, startup_limit)
         for i in range(games)
     ]
-    results: list[dict[str, Any]] = []
-    if jobs == 1:
-        for t in tasks:
-            r = play_game(t)
-            results.append(r)
-            if on_game:
-                on_game(r)
-    else:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(jobs) as pool:
-            for r in pool.imap_unordered(play_game, tasks, chunksize=1):
-                results.append(r)
-                if on_game:
-                    on_game(r)
+    results = run_local(tasks, on_game, jobs) if runner is None else runner(tasks, on_game)
     results.sort(key=lambda r: r["index"])
+    if [r["index"] for r in results] != list(range(games)):
+        raise YanivError(f"the runner returned {len(results)} games' results for {games} games")
 
     names = entrant_names(lineup)
     stats = [BotStats(name, spec) for name, spec in zip(names, lineup, strict=True)]

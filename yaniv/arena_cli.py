@@ -335,6 +335,29 @@ def arena_command(  # noqa: B008
             help="stop a game after this many moves and count it as capped: a win for no one"
         ),
     ] = MAX_MOVES,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="play the games as Ray tasks: on a new local Ray instance, or the cluster "
+            "at --ray-address (or RAY_ADDRESS); needs pip install 'yaniv\\[ray]'",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="the Ray cluster to play on (HOST:PORT, ray://HOST:PORT or auto); implies --ray",
+        ),
+    ] = None,
+    ray_batch: Annotated[
+        int | None,
+        typer.Option(
+            "--ray-batch",
+            help="games per Ray task (default: about 4 tasks per CPU of the cluster, "
+            "at most 50 games)",
+        ),
+    ] = None,
 ) -> None:
     """Play bots against each other (duplicate deals, rotated seats) and report statistics."""
     from rich.console import Console
@@ -360,6 +383,25 @@ def arena_command(  # noqa: B008
         check_max_moves(max_moves)
     except YanivError as exc:
         raise _bad(exc, "--max-moves") from None
+    use_ray = ray or ray_address is not None or ray_batch is not None
+    if use_ray and jobs != 1:
+        raise typer.BadParameter(
+            f"--jobs {jobs} with --ray: Ray places the games on its workers; drop --jobs",
+            param_hint="--jobs",
+        )
+    if ray_address is not None and not ray_address.strip():
+        raise typer.BadParameter("an empty address", param_hint="--ray-address")
+    runner = None
+    if use_ray:
+        from .arena_ray import ray_runner
+
+        try:
+            runner = ray_runner(ray_address, ray_batch)
+        except YanivError as exc:
+            if ray_batch is not None and str(exc).startswith("--ray-batch"):
+                raise _bad(exc, "--ray-batch") from None
+            console.print(f"[red]error:[/] {escape(str(exc))}")
+            raise typer.Exit(2) from None
     if json_path is not None:
         check_output_path(json_path, "--json")
     if plot is not None:
@@ -390,6 +432,7 @@ def arena_command(  # noqa: B008
                 on_game=lambda _r: progress.advance(bar),
                 max_moves=max_moves,
                 startup_limit=startup_limit,
+                runner=runner,
             )
     except YanivError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
