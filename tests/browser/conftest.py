@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,15 +203,18 @@ def page(context: BrowserContext) -> Page:
     return watched(context.new_page())
 
 
+_ERRORS: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
+
+
 def watched(page: Page) -> Page:
     """Record uncaught script errors on the page (checked by ``no_page_errors``)."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.page_errors = errors  # type: ignore[attr-defined]
+    _ERRORS[page] = errors
     return page
 
 
 def no_page_errors(page: Page) -> None:
     """Fail on any uncaught script error the page raised."""
-    errors: list[str] = page.page_errors  # type: ignore[attr-defined]
+    errors = _ERRORS.get(page, [])
     assert not errors, errors

@@ -7,6 +7,7 @@ tests wait for conditions instead of sleeping.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from playwright.sync_api import Locator, Page, expect
@@ -15,6 +16,7 @@ from yaniv.cards import hand_value, parse_card
 from yaniv.rules import RuleSet
 
 STANDARD = RuleSet.preset("standard")
+ROOM_URL = re.compile(r"#/room/[A-Z0-9]{6}$")
 TURN_OR_END = """() => {
   const p = document.querySelector(".table-page[data-my-turn]");
   if (!p) return null;
@@ -52,14 +54,8 @@ def start_vs_computer(page: Page, url: str, name: str, opponents: int = 1) -> No
     page.get_by_label("Your name").fill(name)
     page.get_by_label("Opponents").select_option(str(opponents))
     page.get_by_role("button", name="Play", exact=True).click()
-    expect(page).to_have_url(_room_url())
+    expect(page).to_have_url(ROOM_URL)
     expect(table(page)).to_be_visible()
-
-
-def _room_url() -> object:
-    import re
-
-    return re.compile(r"#/room/[A-Z0-9]{6}$")
 
 
 def room_code(page: Page) -> str:
@@ -171,7 +167,7 @@ def play_round_by_clicking(page: Page, max_turns: int = 80) -> dict[str, int]:
 
 
 def turn_or_end_now(page: Page) -> str | None:
-    """"turn", "end" or None, as the page shows it now (no waiting)."""
+    """ "turn", "end" or None, as the page shows it now (no waiting)."""
     value = page.evaluate(TURN_OR_END)
     return value if value in ("turn", "end") else None
 

@@ -53,11 +53,12 @@ export function cardsName(cards) {
   return cards.map(cardName).join(t("list.separator"));
 }
 
-/** Short printed form: "7♥", "10♠", "★". */
+/** Short printed form: "7♥", "10♠", "★", isolated left to right (U+2066 ... U+2069) so that
+ * a Hebrew line keeps "Q♦" whole instead of turning the suit to the other side. */
 export function cardShort(text) {
   const { rank, suit, joker } = parseCard(text);
-  if (joker) return "★";
-  return (SHOWN_RANK[rank] || rank) + (SYMBOL[suit] || suit);
+  if (joker) return "\u2066★\u2069";
+  return `\u2066${SHOWN_RANK[rank] || rank}${SYMBOL[suit] || suit}\u2069`;
 }
 
 function colourClass(text) {

@@ -54,6 +54,7 @@ export class TableScreen {
     this.status = "connecting";
     this.handFocus = 0;
     this.lastSpoken = "";
+    this.overFocused = null;
     this.prefs = store.prefs();
     this.onKey = (event) => this.key(event);
     document.addEventListener("keydown", this.onKey);
@@ -308,6 +309,16 @@ export class TableScreen {
       const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
       if (again) again.focus();
     }
+    // the round's end takes the focus once, on its first button (the next round, a rematch),
+    // so that a keyboard player goes on with Enter
+    const v = this.view;
+    const over = v && FINISHED.has(v.phase) ? `${v.round}:${v.phase}` : null;
+    if (over && over !== this.overFocused) {
+      const button = this.root.querySelector('.round-end [data-key="next"], '
+        + '.round-end [data-key="rematch"]');
+      if (button) button.focus();
+    }
+    this.overFocused = over;
     this.announce();
   }
 

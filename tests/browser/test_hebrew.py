@@ -1,0 +1,80 @@
+"""The Hebrew page: right to left, mirrored, and the move log in Hebrew; screenshots of both."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from conftest import Server, no_page_errors
+from playwright.sync_api import Locator, Page, expect
+from table_driver import click_turn, start_vs_computer, table, wait_turn_or_end
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _centre_x(locator: Locator) -> float:
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not shown"
+    return box["x"] + box["width"] / 2
+
+
+def _layout(page: Page) -> dict[str, float]:
+    """The horizontal centres of elements whose order mirrors with the direction."""
+    return {
+        "brand": _centre_x(page.locator(".top .brand")),
+        "stock": _centre_x(page.locator('[data-key="stock"]')),
+        "pile": _centre_x(page.locator(".pile")),
+        "first_card": _centre_x(page.locator(".hand .card").first),
+        "last_card": _centre_x(page.locator(".hand .card").last),
+        "felt": _centre_x(page.locator(".felt")),
+        "side": _centre_x(page.locator(".side")),
+    }
+
+
+def _shoot(page: Page, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000, "an empty screenshot"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, SCREENSHOTS / name)
+    return path
+
+
+def test_hebrew_is_right_to_left(page: Page, server: Server, tmp_path: Path) -> None:
+    start_vs_computer(page, server.url, "Shira", opponents=3)
+    assert wait_turn_or_end(page) == "turn"
+    click_turn(page, 0, {})  # one turn, so that the log and the pile have something
+    assert wait_turn_or_end(page) == "turn"
+    expect(page.locator("html")).to_have_attribute("dir", "ltr")
+    english = _layout(page)
+    _shoot(page, tmp_path, "table-en.png")
+
+    page.get_by_label("Language").select_option("he")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("html")).to_have_attribute("lang", "he")
+    expect(page.get_by_role("button", name="ראשי")).to_be_visible()
+    expect(table(page)).to_have_attribute("data-my-turn", "true")
+    hebrew = _layout(page)
+    shot = _shoot(page, tmp_path, "table-he.png")
+    assert shot.is_file()
+
+    # what is left of what in English is right of it in Hebrew
+    for a, b in (("stock", "pile"), ("first_card", "last_card"), ("felt", "side")):
+        assert english[a] < english[b], (a, b, english)
+        assert hebrew[a] > hebrew[b], (a, b, hebrew)
+    width = page.viewport_size["width"] if page.viewport_size else 1280
+    assert english["brand"] < width / 2 < hebrew["brand"]
+
+    # the move log and the turn line are Hebrew, the names in them as typed
+    log = page.locator(".log .story")
+    expect(log.locator("li").first).to_have_text(re.compile(r"^סיבוב 1: "))
+    expect(log).to_contain_text("בתורך: זריקת")
+    expect(log).not_to_contain_text("discarded")
+    expect(page.locator(".me .seat-name")).to_have_text("Shira")
+    no_page_errors(page)
+
+    # and back: the choice is kept, and English mirrors back
+    page.get_by_label("שפה").select_option("en")
+    expect(page.locator("html")).to_have_attribute("dir", "ltr")
+    expect(log).to_contain_text("You discarded")
