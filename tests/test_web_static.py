@@ -28,7 +28,8 @@ class _Refs(HTMLParser):
 
 
 def _catalogue(lang: str) -> dict[str, str]:
-    return json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    data: dict[str, str] = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    return data
 
 
 def _imports(path: Path) -> list[str]:
@@ -145,3 +146,162 @@ def test_css_mirrors_with_logical_properties() -> None:
     )
     assert not physical, physical
     assert "prefers-reduced-motion" in css
+
+
+# ------------------------------------------------------------------ the move log (js/narrate.js)
+
+_NARRATE_SCRIPT = r"""
+import { readFileSync } from "node:fs";
+import { narrate } from "./narrate.mjs";
+const [catalogueDir, casesFile] = process.argv.slice(2);
+const cases = JSON.parse(readFileSync(casesFile, "utf8"));
+const out = {};
+for (const lang of ["en", "he"]) {
+  const messages = JSON.parse(readFileSync(`${catalogueDir}/${lang}.json`, "utf8"));
+  const t = (key, params) => {
+    if (!(key in messages)) throw new Error(`${lang}.json lacks ${key}`);
+    return messages[key].replace(/\{(\w+)\}/g, (whole, name) =>
+      params && name in params ? String(params[name]) : whole);
+  };
+  out[lang] = cases.map((view) => narrate(view, t, (card) => `[${card}]`));
+}
+console.log(JSON.stringify(out));
+"""
+
+_BOB = "\u2068Bob\u2069"
+_EVIL = "<img src=x onerror=alert(1)>"
+
+
+def _view(
+    events: list[dict[str, object]], seat: int | None = 0, draw_first: bool = False
+) -> dict[str, object]:
+    return {
+        "seat": seat,
+        "names": ["Ann", "Bob", _EVIL],
+        "rules": {"draw_first": draw_first},
+        "events": events,
+    }
+
+
+def _result(kind: str, caller: int, **extra: object) -> dict[str, object]:
+    result: dict[str, object] = {
+        "kind": kind,
+        "caller": caller,
+        "hand_values": [3, 9, 12],
+        "assafers": [],
+        "game_winners": [],
+    }
+    result.update(extra)
+    return result
+
+
+_DEAL = {"type": "deal", "round": 2, "starter": 1, "up": "5C"}
+_CASES = [
+    # a discard-first round: Bob, then the reader (a pile card), Bob again (open), the call
+    _view(
+        [
+            _DEAL,
+            {"type": "discard", "seat": 1, "cards": ["KS", "QS"]},
+            {"type": "draw", "seat": 1, "source": "stock", "card": None},
+            {"type": "discard", "seat": 0, "cards": ["7H"]},
+            {"type": "draw", "seat": 0, "source": "pile", "card": "QS"},
+            {"type": "discard", "seat": 1, "cards": ["9D"]},
+        ]
+    ),
+    # the reader's stock card named, a slap, a refill, a Yaniv that ends the game
+    _view(
+        [
+            {"type": "deal", "round": 1, "starter": 0, "up": "2H"},
+            {"type": "discard", "seat": 0, "cards": ["4H"]},
+            {"type": "draw", "seat": 0, "source": "stock", "card": "4C"},
+            {"type": "slap", "seat": 0, "card": "4C"},
+            {"type": "refill", "count": 31},
+            {"type": "showdown", "result": _result("yaniv", 0, game_winners=[0])},
+        ]
+    ),
+    # draw first, a spectator: the turn ends with its discard; an Assaf by two
+    _view(
+        [
+            _DEAL,
+            {"type": "draw", "seat": 1, "source": "pile", "card": "5C"},
+            {"type": "discard", "seat": 1, "cards": ["8S", "9S", "TS"]},
+            {"type": "showdown", "result": _result("assaf", 2, assafers=[0, 1])},
+        ],
+        seat=None,
+        draw_first=True,
+    ),
+]
+_EXPECTED_EN = [
+    [
+        f"Round 2: {_BOB} starts, [5C] turned up.",
+        f"{_BOB} discarded [KS] [QS] and drew from the stock.",
+        "You discarded [7H] and took [QS] from the pile.",
+        f"{_BOB} discarded [9D]",
+    ],
+    [
+        "Round 1: you start, [2H] turned up.",
+        "You discarded [4H] and drew [4C] from the stock, then slapped down [4C].",
+        "The stock is empty: 31 cards of the pile are shuffled into a new stock.",
+        "You called Yaniv!",
+        "Yaniv! You win the round with 3. Game over: \u2068Ann\u2069 won.",
+    ],
+    [
+        f"Round 2: {_BOB} starts, [5C] turned up.",
+        f"{_BOB} took [5C] from the pile and discarded [8S] [9S] [TS].",
+        f"\u2068{_EVIL}\u2069 called Yaniv!",
+        f"Assaf! \u2068Ann\u2069, {_BOB} caught \u2068{_EVIL}\u2069's Yaniv.",
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def narrated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[list[str]]]:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    folder = tmp_path_factory.mktemp("narrate")
+    # a copy named .mjs is an ES module to Node, whatever the package's settings
+    (folder / "narrate.mjs").write_text(
+        (WEB / "js" / "narrate.js").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (folder / "run.mjs").write_text(_NARRATE_SCRIPT, encoding="utf-8")
+    (folder / "cases.json").write_text(json.dumps(_CASES), encoding="utf-8")
+    run = subprocess.run(
+        ["node", str(folder / "run.mjs"), str(WEB / "i18n"), str(folder / "cases.json")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 0, run.stderr
+    result: dict[str, list[list[str]]] = json.loads(run.stdout)
+    return result
+
+
+def test_narrate_tells_each_turn_in_english(narrated: dict[str, list[list[str]]]) -> None:
+    assert narrated["en"] == _EXPECTED_EN
+
+
+def test_narrate_tells_the_same_in_hebrew(narrated: dict[str, list[list[str]]]) -> None:
+    he = narrated["he"]
+    assert [len(lines) for lines in he] == [len(lines) for lines in _EXPECTED_EN]
+    assert he[0][1] == f"{_BOB}: זריקת [KS] [QS] ומשיכה מהקופה."
+    assert he[0][2] == "בתורך: זריקת [7H] ולקיחת [QS] מהערימה."
+    assert he[1][1] == "בתורך: זריקת [4H] ומשיכת [4C] מהקופה, ואז הטחת [4C]."
+    for lines in he:
+        for line in lines:
+            assert re.search("[\u0590-\u05ff]", line), line  # every line has Hebrew words
+            assert not re.search(r"\b(discarded|drew|took|called|Round)\b", line), line
+
+
+def test_narrate_keeps_names_as_given(narrated: dict[str, list[list[str]]]) -> None:
+    # a name is user text: it comes through verbatim (the page shows the line as text)
+    for lang in LANGUAGES:
+        assert any(_EVIL in line for line in narrated[lang][2]), narrated[lang][2]
+
+
+def test_narrate_keys_exist_in_both_catalogues() -> None:
+    text = (WEB / "js" / "narrate.js").read_text(encoding="utf-8")
+    keys = set(re.findall(r"""["'](log\.[a-z_]+|list\.[a-z_]+)["']""", text))
+    assert len(keys) >= 20, keys
+    for lang in LANGUAGES:
+        missing = sorted(keys - set(_catalogue(lang)))
+        assert not missing, f"{lang}.json lacks {missing}"
