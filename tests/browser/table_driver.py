@@ -48,11 +48,15 @@ def hand_card(page: Page, code: str) -> Locator:
     return page.locator(f'.hand .card[data-card="{code}"]')
 
 
-def start_vs_computer(page: Page, url: str, name: str, opponents: int = 1) -> None:
+def start_vs_computer(
+    page: Page, url: str, name: str, opponents: int = 1, preset: str | None = None
+) -> None:
     """From the home page: a game against ``opponents`` bots, until the table shows."""
     page.goto(url)
     page.get_by_label("Your name").fill(name)
     page.get_by_label("Opponents").select_option(str(opponents))
+    if preset is not None:
+        page.get_by_label("Preset").select_option(preset)
     page.get_by_role("button", name="Play", exact=True).click()
     expect(page).to_have_url(ROOM_URL)
     expect(table(page)).to_be_visible()
@@ -112,18 +116,42 @@ def after_move(page: Page, before: int) -> None:
     )
 
 
+def _count(stats: dict[str, int], what: str) -> None:
+    stats[what] = stats.get(what, 0) + 1
+
+
 def click_turn(page: Page, turn: int, stats: dict[str, int]) -> None:
     """One turn by clicking: Yaniv when within the limit, else the highest card discarded and
     a cheap pile card taken (or the stock drawn). Odd turns use the Discard button, then the
-    draw; even turns select and tap the draw (the discard goes first by itself)."""
+    draw; even turns select and tap the draw (the discard goes first by itself). Under
+    draw-first the draw comes first; a slap is taken when offered."""
     now = phase(page)
     before = events(page)
+    draw_first = table(page).get_attribute("data-draw-first") == "true"
     if now == "slap":
-        page.locator('[data-key="pass"]').click()
-        stats["pass"] = stats.get("pass", 0) + 1
+        slap = page.locator('[data-key="slap"]')
+        if slap.count():
+            slap.click()
+            _count(stats, "slap")
+        else:
+            page.locator('[data-key="pass"]').click()
+            _count(stats, "pass")
     elif now == "start" and can_call_yaniv(page):
         page.locator('[data-key="yaniv"]').click()
         stats["yaniv"] = stats.get("yaniv", 0) + 1
+    elif now == "discard" or (now == "start" and draw_first):
+        if now == "start":  # draw-first: the draw, then the discard on the next call
+            pile = cheap_pile_card(page, 4)
+            target = pile if pile is not None else page.locator('[data-key="stock"]')
+            expect(target).to_be_enabled()
+            target.click()
+            _count(stats, "take" if pile is not None else "stock")
+            after_move(page, before)
+            return
+        code = highest_card(page)
+        hand_card(page, code).click()
+        page.locator('[data-key="discard"]').click()
+        _count(stats, "discard_button")
     elif now == "start":
         code = highest_card(page)
         card = hand_card(page, code)

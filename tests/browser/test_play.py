@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import Server, no_page_errors
 from playwright.sync_api import Page, expect
-from table_driver import play_round_by_clicking, start_vs_computer, table
+from table_driver import (
+    STANDARD,
+    card_value,
+    hand_cards,
+    play_round_by_clicking,
+    start_vs_computer,
+    table,
+    wait_turn_or_end,
+)
 
 
 def test_a_round_against_bots_by_clicking(page: Page, server: Server) -> None:
@@ -52,3 +61,34 @@ def test_a_round_against_bots_by_clicking(page: Page, server: Server) -> None:
     end.get_by_role("button", name="Next round").click()
     expect(table(page)).to_have_attribute("data-round", "2")
     expect(page.get_by_role("dialog", name=re.compile("is over"))).to_have_count(0)
+
+
+@pytest.mark.parametrize("preset", ["draw_first", "slapdown", "hebrew"])
+def test_a_round_under_other_rules(page: Page, server: Server, preset: str) -> None:
+    start_vs_computer(page, server.url, "Yael", opponents=1, preset=preset)
+    expect(table(page)).to_have_attribute(
+        "data-draw-first", "true" if preset == "draw_first" else "false"
+    )
+    if preset == "hebrew" and wait_turn_or_end(page) == "turn":
+        # Yaniv above the limit is allowed here (a deliberate Assaf): the page asks first
+        value = sum(map(card_value, hand_cards(page)))
+        if value > STANDARD.yaniv_threshold:
+            before = table(page).get_attribute("data-events")
+            page.locator('[data-key="yaniv"]').click()
+            ask = page.get_by_role("dialog", name="A deliberate Assaf?")
+            expect(ask).to_contain_text(f"worth {value}")
+            ask.get_by_role("button", name="Cancel").click()
+            expect(ask).to_have_count(0)
+            expect(table(page)).to_have_attribute("data-events", str(before))
+            expect(table(page)).to_have_attribute("data-my-turn", "true")
+    stats = play_round_by_clicking(page)
+    expect(page.get_by_role("dialog", name="Round 1 is over")).to_be_visible()
+    log = page.locator(".log .story")
+    if preset == "draw_first" and stats.get("discard_button"):
+        # a draw-first turn is told draw first
+        expect(
+            log.get_by_text(re.compile(r"^You (took|drew) .+ and discarded "))
+        ).not_to_have_count(0)
+    if stats.get("slap"):
+        expect(log).to_contain_text("then slapped down")
+    no_page_errors(page)
