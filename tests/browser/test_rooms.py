@@ -12,6 +12,7 @@ from table_driver import click_turn, log_lines, table, turn_or_end_now
 
 def test_two_players_in_a_room(browser: Browser, server: Server) -> None:
     host_ctx, guest_ctx = new_context(browser), new_context(browser)
+    watch_ctx = new_context(browser)
     try:
         host = watched(host_ctx.new_page())
         guest = watched(guest_ctx.new_page())
@@ -41,6 +42,16 @@ def test_two_players_in_a_room(browser: Browser, server: Server) -> None:
         host.get_by_role("button", name="Add a computer player").click()
         expect(seats).to_have_count(3)
         host.get_by_role("button", name="Start the game").click()
+
+        # a third browser watches with the code: no hand, every seat shown
+        watcher = watched(watch_ctx.new_page())
+        watcher.goto(server.url)
+        watcher.locator("#watch-code").fill(code)
+        watcher.get_by_role("button", name="Watch", exact=True).click()
+        expect(watcher).to_have_url(re.compile(f"#/watch/{code}$"))
+        expect(watcher.get_by_text("You are watching")).to_be_visible()
+        expect(watcher.locator(".opponents .seat")).to_have_count(3)
+        expect(watcher.locator(".hand")).to_have_count(0)
 
         for page in (host, guest):
             expect(table(page)).to_have_attribute("data-round", "1")
@@ -73,10 +84,13 @@ def test_two_players_in_a_room(browser: Browser, server: Server) -> None:
         # each saw the other's moves, by name, in the log
         assert any(line.startswith("Guest ") for line in log_lines(host)), log_lines(host)
         assert any(line.startswith("Hostess ") for line in log_lines(guest)), log_lines(guest)
-        for page in (host, guest):
+        watched_log = log_lines(watcher)
+        assert any(line.startswith("Hostess ") for line in watched_log), watched_log
+        assert not any(line.startswith("You ") for line in watched_log), watched_log
+        for page in (host, guest, watcher):
             end = page.get_by_role("dialog", name="Round 1 is over")
             expect(end.locator("table.result tbody tr")).to_have_count(3)
             no_page_errors(page)
     finally:
-        host_ctx.close()
-        guest_ctx.close()
+        for ctx in (host_ctx, guest_ctx, watch_ctx):
+            ctx.close()
