@@ -61,6 +61,9 @@ def test_a_round_against_bots_by_clicking(page: Page, server: Server) -> None:
     end.get_by_role("button", name="Next round").click()
     expect(table(page)).to_have_attribute("data-round", "2")
     expect(page.get_by_role("dialog", name=re.compile("is over"))).to_have_count(0)
+    # the log keeps the first round above the second
+    expect(log.locator("li").first).to_have_text(re.compile(r"^Round 1: "))
+    expect(log.get_by_text(re.compile(r"^Round 2: .+ turned up\.$"))).to_have_count(1)
 
 
 @pytest.mark.parametrize("preset", ["draw_first", "slapdown", "hebrew"])

@@ -55,6 +55,7 @@ export class TableScreen {
     this.handFocus = 0;
     this.lastSpoken = "";
     this.overFocused = null;
+    this.pastRounds = []; // the last views of earlier rounds, for the log
     this.prefs = store.prefs();
     this.onKey = (event) => this.key(event);
     document.addEventListener("keydown", this.onKey);
@@ -82,6 +83,11 @@ export class TableScreen {
 
   receive(message) {
     if (message.type === "state") {
+      const before = this.view;
+      if (before && message.view && message.view.round !== before.round) {
+        // the log goes on across rounds seen in this tab (a view holds its round's events)
+        this.pastRounds = [...this.pastRounds, before].slice(-20);
+      }
       this.state = message;
       this.busy = false;
       const view = message.view;
@@ -322,10 +328,11 @@ export class TableScreen {
     this.announce();
   }
 
-  /** The round's move log in the page's language. */
+  /** The move log in the page's language: the rounds seen in this tab, the current last. */
   story() {
     const v = this.view;
-    return v ? narrate(v, t, cardShort) : [];
+    if (!v) return [];
+    return [...this.pastRounds, v].flatMap((view) => narrate(view, t, cardShort));
   }
 
   announce() {
