@@ -184,14 +184,52 @@ def click_turn(page: Page, turn: int, stats: dict[str, int]) -> None:
     after_move(page, before)
 
 
-def play_round_by_clicking(page: Page, max_turns: int = 80) -> dict[str, int]:
-    """Play this seat's turns by clicking until the round is over; what was done, counted."""
+def round_no(page: Page) -> int:
+    return int(table(page).get_attribute("data-round") or 0)
+
+
+def next_round(page: Page) -> None:
+    """From the round-end screen, deal the next round (by clicking)."""
+    before = round_no(page)
+    page.locator('.round-end [data-key="next"]').click()
+    expect(table(page)).to_have_attribute("data-round", str(before + 1))
+
+
+def reach_turn(page: Page, limit: int = 5) -> None:
+    """Wait for this seat's turn; a round that ends first (a bot's early Yaniv) is followed by
+    the next."""
+    for _ in range(limit):
+        if wait_turn_or_end(page) == "turn":
+            return
+        next_round(page)
+    raise AssertionError(f"no turn came in {limit} rounds")
+
+
+def play_turns(page: Page, count: int) -> None:
+    """Play ``count`` whole turns by clicking and stop on the next turn."""
     stats: dict[str, int] = {}
-    for turn in range(max_turns):
-        if wait_turn_or_end(page) == "end":
+    for _ in range(count):
+        reach_turn(page)
+        click_turn(page, 0, stats)  # an even turn: a whole turn (or a Yaniv)
+    reach_turn(page)
+
+
+def play_round_by_clicking(page: Page, max_turns: int = 80) -> dict[str, int]:
+    """Play this seat's turns by clicking until the round is over; what was done, counted.
+    A round that ends before this seat moves (a bot's early Yaniv) is followed by the next,
+    so that the player makes at least one move."""
+    for _ in range(5):
+        stats: dict[str, int] = {}
+        for turn in range(max_turns):
+            if wait_turn_or_end(page) == "end":
+                break
+            click_turn(page, turn, stats)
+        else:
+            raise AssertionError(f"the round did not end in {max_turns} turns: {stats}")
+        if stats:
             return stats
-        click_turn(page, turn, stats)
-    raise AssertionError(f"the round did not end in {max_turns} turns: {stats}")
+        next_round(page)
+    raise AssertionError("the player never had a turn in 5 rounds")
 
 
 def turn_or_end_now(page: Page) -> str | None:

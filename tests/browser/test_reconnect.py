@@ -8,39 +8,21 @@ import re
 from conftest import Server, no_page_errors, watched
 from playwright.sync_api import BrowserContext, Page, expect
 from table_driver import (
-    click_turn,
     hand_card,
     hand_cards,
     highest_card,
     play_round_by_clicking,
+    play_turns,
     room_code,
     start_vs_computer,
     table,
-    wait_turn_or_end,
 )
-
-
-def _mid_round(page: Page, turns: int = 2) -> None:
-    """Play ``turns`` of this seat's turns and stop on the next one (a round that ends on the
-    way is followed by the next)."""
-    stats: dict[str, int] = {}
-    played = 0
-    for _ in range(60):
-        if wait_turn_or_end(page) == "end":
-            page.get_by_role("button", name="Next round").click()
-            expect(table(page)).not_to_have_attribute("data-phase", re.compile("over$"))
-            continue
-        if played == turns:
-            return
-        click_turn(page, 0, stats)  # an even turn: a whole turn, select and draw
-        played += 1
-    raise AssertionError("no turn came")
 
 
 def test_a_closed_tab_comes_back_and_plays_on(context: BrowserContext, server: Server) -> None:
     page = watched(context.new_page())
     start_vs_computer(page, server.url, "Closer", opponents=1)
-    _mid_round(page)
+    play_turns(page, 2)
     code = room_code(page)
     hand = hand_cards(page)
     round_no = table(page).get_attribute("data-round")
@@ -63,7 +45,7 @@ def test_a_closed_tab_comes_back_and_plays_on(context: BrowserContext, server: S
 
 def test_the_server_restarts_mid_game(page: Page, own_server: Server) -> None:
     start_vs_computer(page, own_server.url, "Stayer", opponents=1)
-    _mid_round(page)
+    play_turns(page, 2)
     hand = hand_cards(page)
     events = table(page).get_attribute("data-events")
 

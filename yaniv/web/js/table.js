@@ -335,13 +335,18 @@ export class TableScreen {
     return [...this.pastRounds, v].flatMap((view) => narrate(view, t, cardShort));
   }
 
+  /** The live region: the last line of the log, and what to do when it is the player's turn
+   * (a screen reader hears the move before and then that it is their turn). */
   announce() {
     const story = this.story();
+    const v = this.view;
     const last = story.length ? String(story[story.length - 1]) : "";
+    const turn = v && this.myTurn && !this.busy ? this.turnLine(v) : "";
+    const text = [last, turn].filter(Boolean).join(" ");
     const live = document.getElementById("announce");
-    if (live && last && last !== this.lastSpoken) {
-      this.lastSpoken = last;
-      live.textContent = last;
+    if (live && text && text !== this.lastSpoken) {
+      this.lastSpoken = text;
+      live.textContent = text;
     }
   }
 
