@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -33,11 +34,15 @@ def _layout(page: Page) -> dict[str, float]:
 
 
 def _shoot(page: Page, tmp_path: Path, name: str) -> Path:
+    """A screenshot under the test's tmp dir, copied to docs/screenshots/ when that copy is
+    missing or YANIV_SCREENSHOTS is set (so that a test run does not change the checkout)."""
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=True)
     assert path.stat().st_size > 10_000, "an empty screenshot"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, SCREENSHOTS / name)
+    kept = SCREENSHOTS / name
+    if os.environ.get("YANIV_SCREENSHOTS") or not kept.exists():
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, kept)
     return path
 
 
