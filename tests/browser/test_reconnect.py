@@ -4,9 +4,10 @@ the same database, both mid-round, and the game going on."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from conftest import Server, no_page_errors, watched
-from playwright.sync_api import BrowserContext, Page, expect
+from conftest import Server, new_context, no_page_errors, watched
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from table_driver import (
     hand_card,
     hand_cards,
@@ -72,3 +73,42 @@ def test_the_server_restarts_mid_game(page: Page, own_server: Server) -> None:
     play_round_by_clicking(page)
     expect(page.get_by_role("dialog", name=re.compile(r"^Round \d+ is over$"))).to_be_visible()
     no_page_errors(page)
+
+
+def test_a_bot_stands_in_after_the_grace_and_the_player_takes_back(
+    browser: Browser, tmp_path: Path
+) -> None:
+    srv = Server(tmp_path / "yaniv.sqlite", tmp_path / "server.log", grace=1.0)
+    srv.start()
+    player_ctx, watch_ctx = new_context(browser), new_context(browser)
+    try:
+        page = watched(player_ctx.new_page())
+        start_vs_computer(page, srv.url, "Leaver", opponents=1)
+        play_turns(page, 1)
+        code = room_code(page)
+        page.close()
+
+        # a spectator sees the seat away and a stand-in play it (the player's name, moves)
+        watcher = watched(watch_ctx.new_page())
+        watcher.goto(f"{srv.url}#/watch/{code}")
+        seat = watcher.locator(".opponents .seat").filter(has_text="Leaver")
+        expect(seat).to_contain_text("away")
+        expect(
+            watcher.locator(".log .story li").filter(
+                has_text=re.compile(r"^\u2068Leaver\u2069 discarded .+ and (drew|took)")
+            )
+        ).not_to_have_count(0)
+
+        # the player comes back on the same profile and plays on
+        again = watched(player_ctx.new_page())
+        again.goto(f"{srv.url}#/room/{code}")
+        expect(again.locator(".me .seat-name")).to_have_text("Leaver")
+        expect(seat).not_to_contain_text("away")
+        play_round_by_clicking(again)
+        expect(again.get_by_role("dialog", name=re.compile(r"^Round \d+ is over$"))).to_be_visible()
+        no_page_errors(again)
+        no_page_errors(watcher)
+    finally:
+        player_ctx.close()
+        watch_ctx.close()
+        srv.stop()
