@@ -90,6 +90,30 @@ def highest_card(page: Page) -> str:
     return max(cards, key=card_value)
 
 
+def best_discard(cards: list[str]) -> list[str]:
+    """What to discard: the set of one rank (jokers aside) worth the most, else the highest
+    card (a simple player's choice, always legal: R8)."""
+    assert cards, "an empty hand on the player's turn"
+    groups: dict[str, list[str]] = {}
+    for code in cards:
+        if code not in ("RJ", "BJ"):
+            groups.setdefault(code[:-1], []).append(code)
+    sets = [group for group in groups.values() if len(group) > 1]
+    best_set = max(sets, key=lambda group: sum(map(card_value, group)), default=[])
+    highest = max(cards, key=card_value)
+    if sum(map(card_value, best_set)) > card_value(highest):
+        return best_set
+    return [highest]
+
+
+def select_cards(page: Page, codes: list[str]) -> None:
+    """Click each card (it shows as pressed)."""
+    for code in codes:
+        card = hand_card(page, code)
+        card.click()
+        expect(card).to_have_attribute("aria-pressed", "true")
+
+
 def can_call_yaniv(page: Page, limit: int = STANDARD.yaniv_threshold) -> bool:
     """The Yaniv button is offered and the hand is within the limit (no deliberate Assaf)."""
     button = page.locator('[data-key="yaniv"]')
@@ -148,15 +172,12 @@ def click_turn(page: Page, turn: int, stats: dict[str, int]) -> None:
             _count(stats, "take" if pile is not None else "stock")
             after_move(page, before)
             return
-        code = highest_card(page)
-        hand_card(page, code).click()
+        select_cards(page, best_discard(hand_cards(page)))
         page.locator('[data-key="discard"]').click()
         _count(stats, "discard_button")
     elif now == "start":
-        code = highest_card(page)
-        card = hand_card(page, code)
-        card.click()
-        expect(card).to_have_attribute("aria-pressed", "true")
+        chosen = best_discard(hand_cards(page))
+        select_cards(page, chosen)
         if turn % 2:
             discard = page.locator('[data-key="discard"]')
             expect(discard).to_be_enabled()
@@ -164,7 +185,7 @@ def click_turn(page: Page, turn: int, stats: dict[str, int]) -> None:
             stats["discard_button"] = stats.get("discard_button", 0) + 1
             after_move(page, before)
             return  # the draw is the next call's (phase "draw")
-        pile = cheap_pile_card(page, card_value(code))
+        pile = cheap_pile_card(page, card_value(chosen[0]))
         target = pile if pile is not None else page.locator('[data-key="stock"]')
         expect(target).to_be_enabled()
         target.click()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from conftest import Server, no_page_errors
 from playwright.sync_api import Page, expect
 from table_driver import (
+    best_discard,
     can_call_yaniv,
     card_value,
     events,
@@ -69,8 +70,9 @@ def key_turn(page: Page, turn: int, used: set[str]) -> None:
         used.add("y")
         after(page, before)
         return
-    code = max(hand_cards(page), key=card_value)
-    select_by_keys(page, code)
+    chosen = best_discard(hand_cards(page))
+    for code in chosen:
+        select_by_keys(page, code)
     if turn % 2:
         page.keyboard.press("Enter")
         used.add("enter")
@@ -86,8 +88,8 @@ def key_turn(page: Page, turn: int, used: set[str]) -> None:
         for i in range(pile.count()):
             card = pile.nth(i)
             pile_code = card.get_attribute("data-card") or ""
-            if card.get_attribute("data-takeable") == "true" and card_value(pile_code) < min(
-                card_value(code), 4
+            if card.get_attribute("data-takeable") == "true" and card_value(pile_code) < card_value(
+                chosen[0]
             ):
                 digit = str(i + 1)
                 break
