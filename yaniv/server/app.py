@@ -18,8 +18,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, PRESETS, TARGET_BOUNDS, RuleSet
+from .history import router as history_router
 from .rooms import FLOOD_LIMIT, ApiError, Hub
-from .schemas import Join, NewGame, NewRoom, Settings, Start, describe
+from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .storage import Store, default_database_url
 
 #: Where the static front end lives.
@@ -116,15 +117,17 @@ def create_app(
 
     @app.post("/api/games")
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
-        return await hub_of(request).new_game(body.name, body.opponents, body.rules)
+        return await hub_of(request).new_game(
+            body.name, body.opponents, body.rules, body.player_key
+        )
 
     @app.post("/api/rooms")
     async def new_room(body: NewRoom, request: Request) -> dict[str, Any]:
-        return await hub_of(request).new_room(body.name, body.rules)
+        return await hub_of(request).new_room(body.name, body.rules, body.player_key)
 
     @app.post("/api/rooms/{code}/join")
     async def join(code: str, body: Join, request: Request) -> dict[str, Any]:
-        return await hub_of(request).join(code, body.name)
+        return await hub_of(request).join(code, body.name, body.player_key)
 
     @app.post("/api/rooms/{code}/settings")
     async def settings(code: str, body: Settings, request: Request) -> dict[str, Any]:
@@ -134,6 +137,10 @@ def create_app(
     @app.post("/api/rooms/{code}/start")
     async def start(code: str, body: Start, request: Request) -> dict[str, Any]:
         return await hub_of(request).start(code, body.token)
+
+    @app.post("/api/rooms/{code}/rematch")
+    async def rematch(code: str, body: Rematch, request: Request) -> dict[str, Any]:
+        return await hub_of(request).rematch(code, body.token, body.game)
 
     @app.get("/api/rooms/{code}")
     async def room(code: str, request: Request) -> dict[str, Any]:
@@ -146,6 +153,8 @@ def create_app(
             "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
             "options": options(),
         }
+
+    app.include_router(history_router)
 
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:

@@ -27,6 +27,7 @@ from ..game import MAX_PLAYERS, MIN_PLAYERS, Phase
 from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
+from . import history
 from .journal import RecordText
 from .schemas import (
     CLIENT_MESSAGE,
@@ -100,6 +101,8 @@ class Conn:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     shown: str | None = None  # the last state a broadcast sent this connection
     shown_no: int = 0  # the room's snapshot number of that state
+    room_shown: str | None = None  # the last ``room`` message sent it (lobby updates)
+    room_status: str | None = None  # the room's status in that message
 
     async def send(self, payload: dict[str, Any] | str) -> None:
         """Send one message; a connection that went away is ignored."""
@@ -158,6 +161,8 @@ class Room:
         self._record: RecordText | None = None  # the table's record text, kept up to date
         self._rules_dict: tuple[RuleSet, dict[str, Any]] | None = None
         self.snapshots = 0  # states are numbered as they are taken, so none overtakes a later
+        self.game_no = 0  # the room's games so far (a rematch deals the next one)
+        self._logged: tuple[int, str] | None = None  # the game and status the history has
 
     # ------------------------------------------------------------- what the room shows
 
@@ -190,6 +195,7 @@ class Room:
             "rules": self.rules.to_dict(),
             "seats": self.public_seats(),
             "max_players": MAX_PLAYERS,
+            "game": self.game_no,
         }
 
     async def state(self, conn: Conn) -> dict[str, Any]:
@@ -229,6 +235,7 @@ class Room:
         while the lock is held: taken without it, a state could show a move that is not stored
         yet. They are sent after the lock is released, numbered so none overtakes a later one.
         """
+        await self._lobby_news()
         out: list[tuple[Conn, str]] = []
         async with self.lock:
             held = self.hold_seat is not None and time.monotonic() < self.hold_until
@@ -248,6 +255,18 @@ class Room:
             await conn.send_snapshot(text, number)
         if held and (self.flush_task is None or self.flush_task.done()):
             self.flush_task = asyncio.create_task(self._flush_later())
+
+    async def _lobby_news(self) -> None:
+        """While the room waits, send each connection the room (``room`` message) when it
+        changed; once the game starts, those that saw it waiting hear of the start."""
+        conns = [c for c in self.conns if self.status == "waiting" or c.room_status == "waiting"]
+        if not conns:
+            return
+        text = json.dumps({"type": "room", **self.info()}, ensure_ascii=False)
+        for conn in conns:
+            if conn.room_shown != text:
+                conn.room_shown, conn.room_status = text, self.status
+                await conn.send(text)
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(max(0.0, self.hold_until - time.monotonic()))
@@ -275,8 +294,27 @@ class Room:
         )
 
     async def persist(self) -> None:
-        """Store the room (and the game's record) now."""
-        await self.hub.store.save(*self.row())
+        """Store the room (and the game's record) now; a game's start and end go to the
+        history too."""
+        row = self.row()
+        await self.hub.store.save(*row)
+        if self.table is not None and self._logged != (self.game_no, self.status):
+            await self._log_game(row[4])
+
+    async def _log_game(self, text: str | None) -> None:
+        """Tell the history of the game's start and, once it is over, of its record."""
+        store = self.hub.store
+        previous, self._logged = self._logged, (self.game_no, self.status)
+        if previous is None or previous[0] != self.game_no:
+            seats = [
+                {k: v for k, v in s.to_dict().items() if k in ("name", "kind", "level")}
+                for s in self.seats
+                if s is not None
+            ]
+            rules = self.rules.to_dict()
+            await store.run(history.game_started, store, self.code, self.game_no, rules, seats)
+        if self.status == "over" and text is not None:
+            await store.run(history.game_over, store, self.code, self.game_no, text)
 
     # ------------------------------------------------------------- the game
 
@@ -285,6 +323,28 @@ class Room:
         seats = [s.table_seat() for s in self.seats if s is not None]
         self.table = Table(self.rules, seats, seed=secrets.randbits(63) if seed is None else seed)
         self.status = "playing"
+        self.game_no += 1
+
+    async def rematch(self, seat: int) -> None:
+        """A new game with the same seats and rules, after the last one is over (lock held)."""
+        old = self.table
+        if old is not None:
+            await asyncio.to_thread(old.close)
+        self.start_table()
+        self.applied.clear()
+        self.hold_seat, self.hold_until = None, 0.0
+        await self.persist()
+        for other, info in enumerate(self.seats):
+            if (
+                info is not None
+                and info.kind == "human"
+                and other != seat
+                and not self.connected(other)
+                and other not in self.stand_in
+                and other not in self.grace_tasks
+            ):
+                self.grace_tasks[other] = asyncio.create_task(self._grace(other))
+        self.kick()
 
     def automatic(self, seat: int) -> bool:
         """Whether the server plays ``seat`` now (a bot, or a stand-in for an absent player)."""
@@ -539,6 +599,12 @@ class Hub:
                 log.error("room %s could not be resumed: %s", stored.code, exc)
                 continue
             self.rooms[room.code] = room
+            latest = await self.store.run(history.latest_game, self.store, room.code)
+            if latest is not None:
+                room.game_no, _ = latest
+                room._logged = latest
+            elif room.table is not None:
+                room.game_no = 1  # a game older than the history: its row comes with a move
             async with room.lock:
                 room.kick()
 
@@ -594,15 +660,19 @@ class Hub:
             )
         return level
 
-    async def _add_player(self, room: Room, seat: int, name: str) -> str:
+    async def _add_player(self, room: Room, seat: int, name: str, key: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
         hashed = token_hash(token)
         room.tokens[hashed] = seat
         await self.store.run(self.store.add_player, room.code, hashed, seat, name)
+        if key is not None:
+            await self.store.run(
+                history.set_key, self.store, room.code, seat, history.key_hash(key)
+            )
         return token
 
     async def new_game(
-        self, name: str, opponents: list[str], rules: dict[str, Any]
+        self, name: str, opponents: list[str], rules: dict[str, Any], key: str | None = None
     ) -> dict[str, Any]:
         """A game against the computer, dealt at once."""
         ruleset = self._rules(rules)
@@ -618,20 +688,22 @@ class Hub:
         async with room.lock:
             room.start_table()
             await room.persist()
-            token = await self._add_player(room, 0, name)
+            token = await self._add_player(room, 0, name, key)
             room.kick()
         return {"room": room.code, "token": token, "seat": 0}
 
-    async def new_room(self, name: str, rules: dict[str, Any]) -> dict[str, Any]:
+    async def new_room(
+        self, name: str, rules: dict[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
         """A room for friends; the creator is its host (seat 0)."""
         room = Room(self, self._new_code(), self._rules(rules), [SeatInfo(name)])
         self.rooms[room.code] = room
         async with room.lock:
             await room.persist()
-            token = await self._add_player(room, 0, name)
+            token = await self._add_player(room, 0, name, key)
         return {"room": room.code, "token": token, "seat": 0}
 
-    async def join(self, code: str, name: str) -> dict[str, Any]:
+    async def join(self, code: str, name: str, key: str | None = None) -> dict[str, Any]:
         """A person takes the next free seat of a waiting room."""
         room = self.room(code)
         async with room.lock:
@@ -647,7 +719,7 @@ class Hub:
             else:
                 raise ApiError(409, f"the room is full ({MAX_PLAYERS} seats)")
             await room.persist()
-            token = await self._add_player(room, seat, name)
+            token = await self._add_player(room, seat, name, key)
         await room.broadcast()
         return {"room": room.code, "token": token, "seat": seat}
 
@@ -707,6 +779,26 @@ class Hub:
                 raise ApiError(400, str(exc)) from None
             await room.persist()
             room.kick()
+        await room.broadcast()
+        return room.info()
+
+    async def rematch(self, code: str, token: str, game: int | None) -> dict[str, Any]:
+        """Any player of the room starts a new game with the same seats once the last is over.
+
+        ``game``: the number of the game the player saw end; when a newer one has already
+        started (another player asked first), nothing changes.
+        """
+        room = self.room(code)
+        async with room.lock:
+            seat = room.tokens.get(token_hash(token))
+            if seat is None:
+                raise ApiError(403, "this token is not a player's of this room")
+            if game is not None and game > room.game_no:
+                raise ApiError(400, f"game: this room has had {room.game_no} games, not {game}")
+            if game is None or game == room.game_no:  # else someone asked first: no change
+                if room.status != "over" or room.table is None:
+                    raise ApiError(409, "the game is not over: a rematch comes after its end")
+                await room.rematch(seat)
         await room.broadcast()
         return room.info()
 

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from .history import check_key
+
 #: The largest websocket message the server reads (bytes of UTF-8).
 MAX_MESSAGE = 16 * 1024
 #: The most rule options one request may name.
@@ -21,6 +23,11 @@ def _clean_name(value: str) -> str:
     if any(unicodedata.category(ch).startswith("C") for ch in value):
         raise ValueError("a name may not hold control characters")
     return value
+
+
+def _check_key(value: str | None) -> str | None:
+    """A player key (history.KEY_RULE), or None."""
+    return None if value is None else check_key(value)
 
 
 def _check_rules(value: dict[str, Any]) -> dict[str, Any]:
@@ -44,9 +51,11 @@ class NewGame(_Strict):
     name: Name
     opponents: list[Level] = Field(min_length=1, max_length=7)
     rules: dict[str, Any] = Field(default_factory=dict)
+    player_key: str | None = None
 
     _name = field_validator("name")(_clean_name)
     _rules = field_validator("rules")(_check_rules)
+    _key = field_validator("player_key")(_check_key)
 
 
 class NewRoom(_Strict):
@@ -54,17 +63,21 @@ class NewRoom(_Strict):
 
     name: Name
     rules: dict[str, Any] = Field(default_factory=dict)
+    player_key: str | None = None
 
     _name = field_validator("name")(_clean_name)
     _rules = field_validator("rules")(_check_rules)
+    _key = field_validator("player_key")(_check_key)
 
 
 class Join(_Strict):
     """``POST /api/rooms/{code}/join``."""
 
     name: Name
+    player_key: str | None = None
 
     _name = field_validator("name")(_clean_name)
+    _key = field_validator("player_key")(_check_key)
 
 
 class BotSeat(_Strict):
@@ -91,6 +104,13 @@ class Start(_Strict):
     """``POST /api/rooms/{code}/start``."""
 
     token: Token
+
+
+class Rematch(_Strict):
+    """``POST /api/rooms/{code}/rematch``: a player's token, and the game they saw end."""
+
+    token: Token
+    game: int | None = Field(default=None, ge=1, le=1_000_000)
 
 
 class MoveMessage(_Strict):
