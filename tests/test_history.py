@@ -382,3 +382,41 @@ def test_no_key_is_shown_to_anyone(app: TestClient) -> None:
     seen.append(app.get("/api/history", headers=headers(keys[1])).text)
     secrets_of_host = [keys[0], history.key_hash(keys[0])]
     assert not any(secret in text for secret in secrets_of_host for text in seen)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each backend (PostgreSQL: test_server's schema per test)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
+    else:
+        from test_server import postgres_schema
+
+        with postgres_schema() as url:
+            yield url
+
+
+def test_the_history_survives_a_restart_on_each_backend(database: str) -> None:
+    key = new_key()
+    with client(database) as c:
+        game = c.post(
+            "/api/games",
+            json={"name": "Me", "opponents": ["easy"], "rules": QUICK, "player_key": key},
+        ).json()
+        with c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+            end = call_out({0: ws})["view"]
+        playing = c.post(
+            "/api/games", json={"name": "Me", "opponents": ["easy"], "player_key": key}
+        ).json()
+    with client(database) as c:
+        listed = c.get("/api/history", headers=headers(key)).json()
+        assert [(g["room"], g["status"]) for g in listed["games"]] == [
+            (playing["room"], "playing"),
+            (game["room"], "over"),
+        ]
+        assert listed["games"][1]["result"]["scores"] == end["scores"]
+        assert listed["stats"]["games"] == 1
+        replay = c.get(f"/api/history/{listed['games'][1]['id']}", headers=headers(key))
+        assert replay.status_code == 200 and replay.json()["steps"][-1]["scores"] == end["scores"]
+        r = c.get(f"/api/history/{listed['games'][0]['id']}", headers=headers(key))
+        assert r.status_code == 409
