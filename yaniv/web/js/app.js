@@ -1,20 +1,23 @@
-// The page: routes (#/ home, #/room/CODE, #/watch/CODE), the home forms, a room's lobby.
+// The page: routes (#/ home, #/room/CODE, #/watch/CODE, #/history, #/history/ID), the home
+// forms, a room's lobby.
 import { h, replace } from "./dom.js";
 import { t, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { api } from "./api.js";
 import { store } from "./store.js";
 import { TableScreen } from "./table.js";
+import { GameSocket } from "./socket.js";
+import { historyPage, ReplayScreen } from "./history.js";
 
 const main = document.getElementById("main");
 const CODE = /^[A-Z0-9]{4,12}$/;
 let screen = null; // the table, while one is shown
 let screenRoute = "";
-let poller = null;
+let lobbySocket = null; // the waiting room's websocket: its `room` messages redraw the lobby
 let levelsCache = null;
 
 function stop() {
-  clearTimeout(poller);
-  poller = null;
+  if (lobbySocket) lobbySocket.close();
+  lobbySocket = null;
   if (screen) screen.destroy();
   screen = null;
   screenRoute = "";
@@ -231,6 +234,10 @@ async function home() {
         h("label", { for: "watch-code", text: t("home.code") }), watchCode,
         h("button", { type: "submit", text: t("home.watch_button") })),
       watchError),
+    h("section", { class: "panel", "aria-labelledby": "history-title" },
+      h("h2", { id: "history-title", text: t("history.title") }),
+      h("p", { class: "note", text: t("history.link_note") }),
+      h("a", { class: "button-link", href: "#/history", text: t("history.link") })),
     h("section", { class: "panel keys", "aria-labelledby": "keys-title" },
       h("h2", { id: "keys-title", text: t("keys.title") }),
       h("ul", {}, ["keys.arrows", "keys.space", "keys.enter", "keys.stock", "keys.pile",
@@ -271,6 +278,7 @@ async function lobby(code, seat, room) {
   const error = errorLine();
   const link = shareLink(code);
   const draw = (info) => {
+    room = info;
     const host = seat && seat.host;
     const bots = [];
     const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level") },
@@ -340,29 +348,43 @@ async function lobby(code, seat, room) {
         h("button", { type: "button", onclick: saveRules, text: t("room.save_rules") })) : null));
   };
   draw(room);
-  const poll = async () => {
-    try {
-      const info = await api.room(code);
-      if (info.status !== "waiting") {
+  // The server pushes the waiting room (a `room` message) whenever it changes, and once more
+  // at the start; redraw only when who sits where changed, so a form being edited is kept.
+  const seated = (info) => JSON.stringify((info.seats || []).map((s) =>
+    s && [s.name, s.kind, s.level || null]));
+  const socket = new GameSocket(code, seat.token, {
+    onMessage: (message) => {
+      if (message.type !== "room" || lobbySocket !== socket) return;
+      if (message.status !== "waiting") {
         route();
         return;
       }
-      // redraw only when the seats changed, so a form being edited is kept
-      if (JSON.stringify(info.seats) !== JSON.stringify(room.seats)) {
-        room = info;
-        draw(info);
+      if (seated(message) !== seated(room)) {
+        room = message;
+        draw(message);
       }
-    } catch {
-      // a dropped connection: try again on the next tick
-    }
-    poller = setTimeout(poll, 2000);
-  };
-  poller = setTimeout(poll, 2000);
+    },
+    onStatus: () => {},
+  });
+  lobbySocket = socket;
 }
 
 async function rematch(code, view) {
   const seat = store.seat(code) || {};
   const setup = seat.setup || {};
+  if (seat.token && setup.kind !== "computer") {
+    // A room of friends: the same seats play again in the same room; the table's socket
+    // brings the new game's state (if another player asked first, there is nothing to do).
+    try {
+      const info = await api.room(code);
+      if (info.status === "over") await api.rematch(code, seat.token, info.game);
+    } catch (err) {
+      const live = document.getElementById("announce");
+      if (live) live.textContent = t("rematch.failed", { message: err.message });
+      alert(t("rematch.failed", { message: err.message }));
+    }
+    return;
+  }
   const rules = setup.rules || { preset: "standard", ...view.rules };
   const name = store.name() || (view.seat !== null ? view.names[view.seat] : t("home.default_name"));
   try {
@@ -424,7 +446,13 @@ async function route() {
   stop();
   document.title = t("app.title");
   const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
-  if (match) {
+  const past = hash.match(/^#\/history(?:\/([0-9]{1,12}))?$/);
+  if (past && past[1]) {
+    screenRoute = hash;
+    screen = new ReplayScreen(main, past[1], { go });
+  } else if (past) {
+    await historyPage(main, { go });
+  } else if (match) {
     const code = match[2].toUpperCase();
     if (match[1] === "watch") table(code, null, hash);
     else await room(code, hash);
