@@ -108,24 +108,32 @@ def test_keys_and_ids_are_checked_in_words(app: TestClient) -> None:
 
 def test_a_finished_game_in_the_history_and_its_replay(app: TestClient) -> None:
     mine, theirs = new_key(), new_key()
-    game = app.post(
-        "/api/games",
-        json={"name": "Me", "opponents": ["easy", "random"], "rules": QUICK, "player_key": mine},
-    ).json()
+    # a room of two people and a bot: seat 1 (a person) starts, so nothing moves until then
+    host = app.post("/api/rooms", json={"name": "Me", "rules": QUICK, "player_key": mine})
+    code, token = host.json()["room"], host.json()["token"]
+    pal = app.post(f"/api/rooms/{code}/join", json={"name": "Pal"}).json()["token"]
+    app.post(
+        f"/api/rooms/{code}/settings", json={"token": token, "bots": [{"seat": 2, "level": "easy"}]}
+    )
+    assert app.post(f"/api/rooms/{code}/start", json={"token": token}).status_code == 200
     other = app.post(
         "/api/games", json={"name": "Other", "opponents": ["easy"], "player_key": theirs}
     ).json()
     listed = app.get("/api/history", headers=headers(mine)).json()
-    assert [g["room"] for g in listed["games"]] == [game["room"]]
+    assert [g["room"] for g in listed["games"]] == [code]
     entry = listed["games"][0]
     assert entry["status"] == "playing" and entry["result"] is None and entry["seat"] == 0
-    assert [p["name"] for p in entry["players"]] == ["Me", "Dana", "Yossi"]
-    assert [p["kind"] for p in entry["players"]] == ["human", "bot", "bot"]
+    assert [p["name"] for p in entry["players"]] == ["Me", "Pal", "Noa"]
+    assert [p["kind"] for p in entry["players"]] == ["human", "human", "bot"]
+    assert entry["rules"] == "custom" and entry["number"] == 1
     r = app.get(f"/api/history/{entry['id']}", headers=headers(mine))
     assert r.status_code == 409 and "not over" in r.json()["error"]  # hidden cards stay hidden
 
-    with app.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
-        end = call_out({0: ws})["view"]
+    with (
+        app.websocket_connect(f"/ws/{code}?token={token}") as ws0,
+        app.websocket_connect(f"/ws/{code}?token={pal}") as ws1,
+    ):
+        end = call_out({0: ws0, 1: ws1})["view"]
     listed = app.get("/api/history", headers=headers(mine)).json()
     entry = listed["games"][0]
     assert entry["status"] == "over" and entry["finished"] is not None
@@ -143,7 +151,7 @@ def test_a_finished_game_in_the_history_and_its_replay(app: TestClient) -> None:
     r = app.get(f"/api/history/{entry['id']}", headers=headers(theirs))
     assert r.status_code == 403 and "not one of yours" in r.json()["error"]
     replay = app.get(f"/api/history/{entry['id']}", headers=headers(mine)).json()
-    assert replay["room"] == game["room"] and replay["seat"] == 0
+    assert replay["room"] == code and replay["seat"] == 0
     steps, data = replay["steps"], replay["record"]
     assert data["winners"] == end["winners"]
     moves = [m for rnd in data["rounds"] for m in rnd["moves"]]
@@ -420,3 +428,67 @@ def test_the_history_survives_a_restart_on_each_backend(database: str) -> None:
         assert replay.status_code == 200 and replay.json()["steps"][-1]["scores"] == end["scores"]
         r = c.get(f"/api/history/{listed['games'][0]['id']}", headers=headers(key))
         assert r.status_code == 409
+
+
+def test_a_game_older_than_the_history_and_an_end_the_row_missed(tmp_path: Path) -> None:
+    """A room in play without a games row (made before migration 0002) gets one when the
+    server resumes it; a game whose end reached its room but not its row (the server stopped
+    in between) is listed and replayed from the room's record."""
+    from sqlalchemy import delete, update
+
+    from yaniv.server.models import GameRow
+
+    url = f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
+    key = new_key()
+    with client(url) as c:  # two people: nothing moves until they do
+        host = c.post("/api/rooms", json={"name": "Me", "rules": QUICK, "player_key": key})
+        code, token = host.json()["room"], host.json()["token"]
+        guest = c.post(f"/api/rooms/{code}/join", json={"name": "Guest"}).json()["token"]
+        assert c.post(f"/api/rooms/{code}/start", json={"token": token}).status_code == 200
+        store = c.app.state.hub.store  # type: ignore[attr-defined]
+        with store.session() as session, session.begin():
+            session.execute(delete(GameRow))
+        assert c.get("/api/history", headers=headers(key)).json()["games"] == []
+    with client(url) as c:
+        with (
+            c.websocket_connect(f"/ws/{code}?token={token}") as ws0,
+            c.websocket_connect(f"/ws/{code}?token={guest}") as ws1,
+        ):
+            end = call_out({0: ws0, 1: ws1})["view"]
+        (entry,) = c.get("/api/history", headers=headers(key)).json()["games"]
+        assert entry["status"] == "over" and entry["number"] == 1
+        assert entry["result"]["scores"] == end["scores"]
+        store = c.app.state.hub.store  # type: ignore[attr-defined]
+        with store.session() as session, session.begin():
+            session.execute(
+                update(GameRow).values(status="playing", record=None, summary=None, finished=None)
+            )
+        listed = c.get("/api/history", headers=headers(key)).json()
+        (again,) = listed["games"]
+        assert again["status"] == "over" and again["result"] == entry["result"]
+        assert listed["stats"]["games"] == 1
+        replay = c.get(f"/api/history/{again['id']}", headers=headers(key)).json()
+        assert replay["steps"][-1]["scores"] == end["scores"]
+
+
+def test_migration_0002_goes_down_and_up(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect
+
+    from yaniv.server.storage import MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'yaniv.sqlite3'}")
+    migrate(engine)
+    assert "games" in inspect(engine).get_table_names()
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0001")
+    inspector = inspect(engine)
+    assert "games" not in inspector.get_table_names()
+    assert "key_hash" not in {c["name"] for c in inspector.get_columns("players")}
+    migrate(engine)
+    assert "key_hash" in {c["name"] for c in inspect(engine).get_columns("players")}
+    engine.dispose()

@@ -19,6 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sqlalchemy import select, update
+from sqlalchemy.orm import defer
 
 from .. import record
 from ..cards import NAMES
@@ -243,13 +244,16 @@ def _seats_of(session: Any, hashed: str) -> dict[str, int]:
     return seats
 
 
-def _finished(session: Any, row: GameRow) -> tuple[str | None, dict[str, Any] | None]:
-    """A game's record and summary; for a game whose end was stored in its room but not in
-    its row (the server stopped in between), the room's record."""
+def _finished(
+    session: Any, row: GameRow, want_record: bool = True
+) -> tuple[str | None, dict[str, Any] | None]:
+    """A finished game's record (if wanted) and summary, (None, None) for a game not over; for
+    a game whose end was stored in its room but not in its row (the server stopped in
+    between), the room's record."""
     if row.status == "over":
-        return row.record, row.summary
-    room = session.get(RoomRow, row.room)
-    if room is None or room.status != "over" or room.record is None:
+        return (row.record if want_record else None), row.summary
+    status = session.scalar(select(RoomRow.status).where(RoomRow.code == row.room))
+    if status != "over":
         return None, None
     latest = session.scalar(
         select(GameRow.number)
@@ -257,10 +261,11 @@ def _finished(session: Any, row: GameRow) -> tuple[str | None, dict[str, Any] | 
         .order_by(GameRow.number.desc())
         .limit(1)
     )
-    if latest != row.number:
+    text = session.scalar(select(RoomRow.record).where(RoomRow.code == row.room))
+    if latest != row.number or text is None:
         return None, None
     try:
-        return room.record, summarize(record.loads(room.record, f"room {row.room}"))
+        return text, summarize(record.loads(text, f"room {row.room}"))
     except (YanivError, KeyError, TypeError, ValueError):
         return None, None
 
@@ -273,6 +278,7 @@ def list_games(store: Store, hashed: str, limit: int, offset: int) -> dict[str, 
             return {"games": [], "total": 0, "stats": statistics([])}
         rows = session.scalars(
             select(GameRow)
+            .options(defer(GameRow.record))  # the summaries suffice
             .where(GameRow.room.in_(list(seats)))
             .order_by(GameRow.started.desc(), GameRow.id.desc())
         ).all()
@@ -280,7 +286,7 @@ def list_games(store: Store, hashed: str, limit: int, offset: int) -> dict[str, 
         finished: list[tuple[dict[str, Any], int]] = []
         for i, row in enumerate(rows):
             seat = seats[row.room]
-            _, summary = _finished(session, row)
+            _, summary = _finished(session, row, want_record=False)
             if summary is not None:
                 finished.append((summary, seat))
             if not offset <= i < offset + limit:
