@@ -163,6 +163,7 @@ class Room:
         self.snapshots = 0  # states are numbered as they are taken, so none overtakes a later
         self.game_no = 0  # the room's games so far (a rematch deals the next one)
         self._logged: tuple[int, str] | None = None  # the game and status the history has
+        self._news = asyncio.Lock()  # room messages go out in the order they are taken
 
     # ------------------------------------------------------------- what the room shows
 
@@ -259,14 +260,17 @@ class Room:
     async def _lobby_news(self) -> None:
         """While the room waits, send each connection the room (``room`` message) when it
         changed; once the game starts, those that saw it waiting hear of the start."""
-        conns = [c for c in self.conns if self.status == "waiting" or c.room_status == "waiting"]
-        if not conns:
-            return
-        text = json.dumps({"type": "room", **self.info()}, ensure_ascii=False)
-        for conn in conns:
-            if conn.room_shown != text:
-                conn.room_shown, conn.room_status = text, self.status
-                await conn.send(text)
+        async with self._news:
+            conns = [
+                c for c in self.conns if self.status == "waiting" or c.room_status == "waiting"
+            ]
+            if not conns:
+                return
+            text = json.dumps({"type": "room", **self.info()}, ensure_ascii=False)
+            for conn in conns:
+                if conn.room_shown != text:
+                    conn.room_shown, conn.room_status = text, self.status
+                    await conn.send(text)
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(max(0.0, self.hold_until - time.monotonic()))
