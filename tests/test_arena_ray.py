@@ -24,7 +24,7 @@ TIMINGS = ("decision_ms", "startup_ms")
 
 def _played(report: dict[str, Any]) -> dict[str, Any]:
     """The report without its measured times."""
-    out = json.loads(json.dumps(report))
+    out: dict[str, Any] = json.loads(json.dumps(report))
     for b in out["bots"]:
         for key in TIMINGS:
             b.pop(key)
@@ -131,6 +131,7 @@ def test_cli_ray_bad_options_are_usage_errors(
 
 
 def test_cli_unreachable_cluster_is_a_clear_error() -> None:
+    pytest.importorskip("ray")  # without Ray, --ray-address says to install it (tested below)
     with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
