@@ -512,7 +512,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         eval_games=args.eval_games,
         final_games=args.final_games,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out {args.out}: cannot make the directory: {exc.strerror or exc}")
+    if args.plot is not None and not args.plot.parent.is_dir():
+        parser.error(f"--plot {args.plot}: the directory {args.plot.parent} does not exist")
     result = train(cfg)
     policy = result.pop("policy")
     torch.save(policy.state_dict(), args.out / "ppo-policy.pt")
