@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from yaniv import cli
 from yaniv.arena import run_arena
 from yaniv.arena_ray import RAY_EXTRA_HINT, batch_size, check_reachable, ray_runner
 from yaniv.cli import app
@@ -172,3 +173,12 @@ def test_batches_are_sized_for_the_cluster() -> None:
     assert batch_size(80, 2) == 10  # 8 tasks for 2 CPUs
     assert batch_size(10**6, 2) == 50  # never more than 50 games a task
     assert batch_size(100, 0) == 25  # a cluster reporting no CPU still gets tasks
+
+
+def test_ray_address_may_follow_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`yaniv arena --ray ADDRESS` (the console script) reaches the arena as --ray-address."""
+    seen: list[list[str]] = []
+    monkeypatch.setattr(sys, "argv", ["yaniv", "arena", "--ray", "10.1.2.3:6379", "--games", "2"])
+    monkeypatch.setattr(cli, "app", lambda args: seen.append(args))
+    cli.main()
+    assert seen == [["arena", "--ray-address", "10.1.2.3:6379", "--games", "2"]]

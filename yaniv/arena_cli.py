@@ -26,6 +26,41 @@ PLOT_EXTRA_HINT = "pip install 'yaniv[plot]'"
 NAME_WIDTH = 40
 
 
+def ray_argv(argv: list[str]) -> list[str]:
+    """``yaniv arena --ray ADDRESS`` as ``--ray-address ADDRESS``: the issue's spelling.
+
+    Click has no option with an optional value; ``arena`` takes no positional arguments, so a
+    word after ``--ray`` that is not an option can only be the cluster's address.
+
+    >>> ray_argv(["arena", "--ray", "10.0.0.5:6379", "--games", "9"])
+    ['arena', '--ray-address', '10.0.0.5:6379', '--games', '9']
+    >>> ray_argv(["arena", "--ray", "--games", "9"])
+    ['arena', '--ray', '--games', '9']
+    >>> ray_argv(["play", "--ray", "x"])
+    ['play', '--ray', 'x']
+    """
+    if not argv or argv[0] != "arena":
+        return list(argv)
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            out.append(word)
+            out.extend(words)
+            break
+        if word == "--ray":
+            following = next(words, None)
+            if following is not None and not following.startswith("-"):
+                out += ["--ray-address", following]
+                continue
+            out.append(word)
+            if following is not None:
+                out.append(following)
+            continue
+        out.append(word)
+    return out
+
+
 def _rules_from(preset: str, options: list[str] | None) -> RuleSet:
     """A rule set from a preset and ``KEY=VALUE`` texts; a bad one is a usage error."""
     try:
@@ -340,7 +375,8 @@ def arena_command(  # noqa: B008
         typer.Option(
             "--ray",
             help="play the games as Ray tasks: on a new local Ray instance, or the cluster "
-            "at --ray-address (or RAY_ADDRESS); needs pip install 'yaniv\\[ray]'",
+            "at --ray ADDRESS, --ray-address ADDRESS or RAY_ADDRESS; needs pip install "
+            "'yaniv\\[ray]'",
         ),
     ] = False,
     ray_address: Annotated[

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -173,13 +174,14 @@ def _print_result(game: Game) -> None:
 
 
 # Commands defined in their own modules register here.
-from .arena_cli import arena_command, bot_command  # noqa: E402
+from .arena_cli import arena_command, bot_command, ray_argv  # noqa: E402
 
 app.command("arena")(arena_command)
 app.command("bot")(bot_command)
 from .tui.command import play_command  # noqa: E402
 
 app.command("play")(play_command)
+
 from .server.command import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
@@ -187,4 +189,4 @@ app.command("serve")(serve_command)
 
 def main() -> None:
     """Entry point of the ``yaniv`` console script."""
-    app()
+    app(args=ray_argv(sys.argv[1:]))
