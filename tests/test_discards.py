@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from yaniv import discards as D
-from yaniv.cards import deck, make_card, mask_of, parse_cards
+from yaniv.cards import RANK, SUIT, cards_of, deck, make_card, mask_of, parse_cards
 from yaniv.rules import CHOICES, RuleSet
 
 rule_sets = st.builds(
@@ -47,6 +47,45 @@ def test_listing_is_exactly_every_legal_discard_once(hand: list[int], rules: Rul
     listed = [d.cards for d in D.legal_discards(mask_of(hand), rules)]
     assert len(listed) == len(set(listed))
     assert set(listed) == brute_force(hand, rules)
+
+
+def listed_in_order(hand: list[int], rules: RuleSet) -> list[tuple[int, ...]]:
+    """The documented order: each natural in card order with its single, then (the first card
+    of its rank) the rank's sets, then (the first card of its suit) the suit's runs; the jokers
+    last. Sets and runs come in the order of their rank's or suit's own listing."""
+    mask = mask_of(hand)
+    set_jokers = [j for j in hand if j >= 52] if rules.jokers_in_sets else []
+    run_jokers = [j for j in hand if j >= 52] if rules.joker_in_run != "never" else []
+    out: list[tuple[int, ...]] = []
+    ranks_seen: set[int] = set()
+    suits_seen: set[int] = set()
+    for c in sorted(c for c in hand if c < 52):
+        out.append((c,))
+        rank, suit = RANK[c], SUIT[c]
+        if rank not in ranks_seen:
+            ranks_seen.add(rank)
+            part = [x for x in cards_of(mask) if x < 52 and RANK[x] == rank] + set_jokers
+            if len(part) >= 2:
+                every = D.legal_discards(mask_of(part), rules)
+                out += [d.cards for d in every if D.classify(d.cards, rules) == D.SET]
+        if suit not in suits_seen:
+            suits_seen.add(suit)
+            part = [x for x in cards_of(mask) if x < 52 and SUIT[x] == suit] + run_jokers
+            if len(part) >= 3:
+                every = D.legal_discards(mask_of(part), rules)
+                out += [d.cards for d in every if D.classify(d.cards, rules) == D.RUN]
+    return out + [(j,) for j in sorted(hand) if j >= 52]
+
+
+@given(st.one_of(hands(), st.lists(st.sampled_from(deck(2)), max_size=8, unique=True)), rule_sets)
+def test_listing_order_is_card_order_with_each_rank_and_suit_after_its_first_card(
+    hand: list[int], rules: RuleSet
+) -> None:
+    # Sparse hands take compose's bit-trick path (no set, no run), rich ones its card walk:
+    # both keep the order that random play, bots and recorded action indices rely on.
+    listed = D.legal_discards(mask_of(hand), rules)
+    assert [d.cards for d in listed] == listed_in_order(hand, rules)
+    assert D.discards_of(rules)(mask_of(hand)) is listed  # one table per rule variant
 
 
 def test_runs_are_laid_in_ascending_order_with_jokers_in_place() -> None:

@@ -169,11 +169,17 @@ _TABLE_LIMIT = 1 << 15
 _TABLES: dict[tuple[bool, str, int], dict[int, MoveList[Discard]]] = {}
 _SETS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
 _RUNS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+#: Per rule variant: the function that serves a hand's discards from those tables.
+_LISTERS: dict[tuple[bool, str, int], Callable[[int], MoveList[Discard]]] = {}
 
 _SINGLES: tuple[Discard, ...] = tuple(Discard((c,)) for c in range(54))
 _JOKER_BITS = (1 << 52) | (1 << 53)
+_SUIT_MASK = (1 << 13) - 1
 _RANK_BITS = [0] + [sum(1 << (s * 13 + r - 1) for s in range(4)) for r in range(1, 14)]
-_SUIT_BITS = [((1 << 13) - 1) << (s * 13) for s in range(4)]
+_SUIT_BITS = [_SUIT_MASK << (s * 13) for s in range(4)]
+#: The naturals that begin three ranks in a row of their suit (ranks A..J): ``h & h >> 1 &
+#: h >> 2 & _RUN_STARTS`` is 0 exactly when no suit holds three cards in a row.
+_RUN_STARTS = sum(1 << (s * 13 + r) for s in range(4) for r in range(11))
 
 
 def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
@@ -183,23 +189,26 @@ def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
     the sets of each of its ranks and the runs of each of its suits, which have tables of
     their own (few distinct ones exist, so they are nearly always found there).
     """
+    return discards_of(rules)(hand)
+
+
+def discards_of(rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
+    """``legal_discards`` for these rules, as a function of the hand alone (a game keeps one:
+    its hot loop then skips finding the rules' tables at every turn)."""
     key = _variant(rules)
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = {}
-        _SETS[key] = {}
-        _RUNS[key] = {}
-    found = table.get(hand)
+    found = _LISTERS.get(key)
     if found is None:
-        if len(table) >= _TABLE_LIMIT:
-            table.clear()
-        found = table[hand] = _list_type(key, rules)(_compose(hand, key))
+        found = _LISTERS[key] = _lister(key, rules)
     return found
 
 
-def _compose(hand: int, key: tuple[bool, str, int]) -> list[Discard]:
+def _lister(key: tuple[bool, str, int], rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
     jokers_in_sets, joker_in_run, order = key
-    sets, runs = _SETS[key], _RUNS[key]
+    table: dict[int, MoveList[Discard]] = _TABLES.setdefault(key, {})
+    sets = _SETS.setdefault(key, {})
+    runs = _RUNS.setdefault(key, {})
+    make = _list_type(key, rules)
+    get = table.get
 
     def of_rank(part: int) -> tuple[Discard, ...]:
         found = sets.get(part)
@@ -215,7 +224,17 @@ def _compose(hand: int, key: tuple[bool, str, int]) -> list[Discard]:
             )
         return found
 
-    return compose(hand, jokers_in_sets, joker_in_run, _SINGLES, of_rank, of_suit)
+    def lister(hand: int) -> MoveList[Discard]:
+        found = get(hand)
+        if found is None:
+            if len(table) >= _TABLE_LIMIT:
+                table.clear()
+            found = table[hand] = make(
+                compose(hand, jokers_in_sets, joker_in_run, _SINGLES, of_rank, of_suit)
+            )
+        return found
+
+    return lister
 
 
 _T = TypeVar("_T")
@@ -233,14 +252,25 @@ def compose(
     the cards of each rank held twice or more (with the jokers where they may join a set) and
     ``of_suit(part)`` for the cards of each suit held three times or more (with the jokers
     where they may join a run). The callers cache each part's discards, in their own form."""
+    out: list[_T] = []
+    append, extend = out.append, out.extend
+    if hand < 1 << 52:  # no joker: most hands hold only single discards, found by bit tricks
+        fold = hand | hand >> 26
+        if ((fold | fold >> 13) & _SUIT_MASK).bit_count() == hand.bit_count() and not (
+            hand & hand >> 1 & hand >> 2 & _RUN_STARTS
+        ):  # no rank twice, no three in a row of a suit: no set, no run
+            rest = hand
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                append(singles[low.bit_length() - 1])
+            return out
     jokers = hand & _JOKER_BITS
     set_jokers = jokers if jokers_in_sets else 0
     run_jokers = 0 if joker_in_run == "never" else jokers
-    out: list[_T] = []
-    append, extend = out.append, out.extend
     ranks_done = suits_done = 0
     rank_of, suit_of, rank_bits, suit_bits = RANK, SUIT, _RANK_BITS, _SUIT_BITS
-    rest = hand & ~_JOKER_BITS
+    rest = hand ^ jokers
     while rest:  # the naturals in card order (cards_of, inlined: this is the hot loop)
         low = rest & -rest
         rest ^= low
