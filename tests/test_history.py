@@ -492,3 +492,24 @@ def test_migration_0002_goes_down_and_up(tmp_path: Path) -> None:
     migrate(engine)
     assert "key_hash" in {c["name"] for c in inspect(engine).get_columns("players")}
     engine.dispose()
+
+
+def test_the_history_page_has_its_words_in_both_catalogues() -> None:
+    """Every catalogue key js/history.js asks for (its templates spelt out) is in en.json and
+    he.json, and the page builds its elements as text, never as markup."""
+    import re
+
+    web = Path(__file__).resolve().parent.parent / "yaniv" / "web"
+    source = (web / "js" / "history.js").read_text(encoding="utf-8")
+    keys = set(re.findall(r"""\bt\(\s*["']([\w.]+)["']""", source))
+    keys |= {f"history.{name}" for name in ("first", "prev", "next", "last")}
+    keys |= {f"history.{name}_label" for name in ("first", "prev", "next", "last")}
+    columns = re.search(r"\[([^\]]*)\]\s*\.map\(\(col\)", source)
+    assert columns is not None
+    keys |= {f"history.col.{c}" for c in re.findall(r'"(\w+)"', columns.group(1))}
+    assert "history.move.discard" in keys and "history.col.score" in keys
+    assert "innerHTML" not in source and "insertAdjacentHTML" not in source
+    for lang in ("en", "he"):
+        catalogue = json.loads((web / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+        missing = sorted(k for k in keys if k not in catalogue)
+        assert not missing, f"{lang}.json lacks {missing}"

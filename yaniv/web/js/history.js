@@ -205,6 +205,7 @@ export class ReplayScreen {
     this.game = null;
     this.error = null;
     this.index = 0;
+    this.spoken = null; // the step last told to screen readers
     this.onKey = (event) => this.key(event);
     document.addEventListener("keydown", this.onKey);
     this.render();
@@ -302,8 +303,7 @@ export class ReplayScreen {
         { n: num(this.index + 1), total: num(steps.length), round: num(step.round) }) }),
       control("next", this.index + 1, this.index === last),
       control("last", last, this.index === last)),
-      h("p", { class: "replay-words", role: "status", "aria-live": "polite",
-        text: stepWords(step, players) }),
+      h("p", { class: "replay-words", text: stepWords(step, players) }),
       h("div", { class: "replay-middle" },
         h("div", {},
           h("h2", { class: "replay-label", text: t("history.pile") }),
@@ -311,6 +311,13 @@ export class ReplayScreen {
         h("p", { text: t("history.stock", { count: num(step.stock) }) })),
       h("ol", { class: "replay-seats" }, seats),
       h("p", { class: "note", text: t("history.keys") })));
+    // the page's live region (index.html) tells each new step; this page is redrawn whole
+    const live = document.getElementById("announce");
+    if (live && this.spoken !== this.index) {
+      this.spoken = this.index;
+      live.textContent = `${t("history.step", { n: num(this.index + 1), total: num(steps.length),
+        round: num(step.round) })}: ${stepWords(step, players)}`;
+    }
     if (focused) {
       const again = this.main.querySelector(`[data-step="${focused}"]`);
       if (again && !again.disabled) again.focus();
