@@ -315,3 +315,23 @@ def test_known_cards_in_a_built_position() -> None:
         Game.from_position(
             None, [["AH", "2C"], ["5H", "9S"]], ["4C"], [["9C"]], to_move=0, known=[["KS"], []]
         )
+
+
+@pytest.mark.parametrize(
+    ("pickup", "taken", "left"),
+    [("any", "6H", ["5H", "7H"]), ("ends", "7H", ["5H", "6H"]), ("ends", "5H", ["6H", "7H"])],
+)
+def test_a_card_drawn_from_a_group_leaves_the_rest_in_laid_order(
+    pickup: str, taken: str, left: list[str]
+) -> None:
+    game = Game.from_position(
+        {"pickup": pickup}, [["AC", "2D"], ["9S", "KD"]], ["4C"], [["5H", "6H", "7H"]], to_move=0
+    )
+    game.play("discard AC")
+    game.play(f"draw {taken}")
+    assert game.position()["discards"] == [left, ["AC"]]
+    assert game.kinds[0] == D.BROKEN  # a group that lost a card is no longer a legal discard
+    assert game.pickable == (0,)  # the next seat may take the ace just discarded
+    game.play("discard 9S")
+    game.play("draw AC")  # a single card taken: its group leaves the pile
+    assert game.position()["discards"] == [left, ["9S"]]

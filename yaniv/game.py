@@ -12,7 +12,7 @@ the unchecked fast path, and ``clone()`` is cheap. Hands are bitmasks of card in
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +93,7 @@ class Game:
         "_past_cache",
         "_veil",
         "_seen_cache",
+        "_discards",
     )
 
     rules: RuleSet
@@ -129,6 +130,7 @@ class Game:
     _veil: Veil | None  # while a slap window is open: what the other seats see
     _seen_cache: dict[int | None, tuple[int, list[Event]]]  # per seat: this round's events
     # it may see, and how many of the round's events that covers (views ask at every turn)
+    _discards: Callable[[int], D.MoveList[Discard]]  # the rules' legal discards of a hand
 
     # ----------------------------------------------------------------- construction
 
@@ -333,6 +335,7 @@ class Game:
         game._past_cache = []
         game._veil = None
         game._seen_cache = {}
+        game._discards = D.discards_of(rules)
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -379,7 +382,7 @@ class Game:
                 tuple(self.scores),
             )
         ]
-        self._begin_turn(deal.starter)
+        self._end_turn(deal.starter - 1)  # the starter is in the game: the turn passes to it
 
     def next_round(self, deal: Deal | None = None) -> None:
         """Deal the next round after a round is over; raises IllegalMoveError otherwise."""
@@ -438,6 +441,7 @@ class Game:
         g._past_cache = []
         g._veil = self._veil
         g._seen_cache = {}
+        g._discards = self._discards
         return g
 
     # ----------------------------------------------------------------- queries
@@ -567,10 +571,10 @@ class Game:
         if self.phase == _DISCARD:
             hand = self.hands[p]
             drawn = self.drawn
-            every = D.legal_discards(hand, self.rules)
+            every = self._discards(hand)
             return type(every)(d for d in every if d.mask != hand and d.cards != (drawn,))
         if self.phase == _START and not self.rules.draw_first:
-            return D.legal_discards(self.hands[p], self.rules)
+            return self._discards(self.hands[p])
         return ()
 
     def legal_moves(self) -> Sequence[Move]:
@@ -588,7 +592,7 @@ class Game:
             if rules.draw_first:
                 draws = self.draw_options()
                 return [YANIV, *draws] if yaniv else draws
-            discards = D.legal_discards(self.hands[p], rules)
+            discards = self._discards(self.hands[p])
             if not yaniv:
                 return discards
             return type(discards)((YANIV, *discards))  # type: ignore[arg-type]
@@ -715,27 +719,29 @@ class Game:
         window = False
         if card is None:
             card = self.stock.pop()
-            window = bool(
-                rules.slapdown != "off"
-                and not rules.draw_first
-                and self.counts[p]  # a slap may not empty the hand (R22)
-                and D.slap_position(self.pile[-1], self.kinds[-1], card, rules.slapdown)
-            )
-            if window:
-                # The others must not learn that a slap window opened: until it closes they
-                # see the position before this draw.
-                self._veil = Veil(tuple(self.pile), len(self.stock) + 1, len(self._events))
+            if rules.slapdown != "off":
+                window = bool(
+                    not rules.draw_first
+                    and self.counts[p]  # a slap may not empty the hand (R22)
+                    and D.slap_position(self.pile[-1], self.kinds[-1], card, rules.slapdown)
+                )
+                if window:
+                    # The others must not learn that a slap window opened: until it closes
+                    # they see the position before this draw.
+                    self._veil = Veil(tuple(self.pile), len(self.stock) + 1, len(self._events))
             self._events.append((Drew, p, "stock", card))
         else:
             # The previous discard lies under this turn's discard, or on top with draw-first.
             i = -1 if rules.draw_first else -2
-            group = tuple(c for c in self.pile[i] if c != card)
-            if group:
-                self.pile[i] = group
-                self.kinds[i] = D.BROKEN
-            else:
-                del self.pile[i]
+            pile = self.pile
+            group = pile[i]
+            if len(group) == 1:
+                del pile[i]
                 del self.kinds[i]
+            else:
+                k = group.index(card)
+                pile[i] = group[:k] + group[k + 1 :]
+                self.kinds[i] = D.BROKEN
             self.known[p] |= 1 << card
             self._events.append((Drew, p, "pile", card))
         self.hands[p] |= 1 << card
@@ -786,15 +792,17 @@ class Game:
         self.kinds = self.kinds[-1:]
 
     def _end_turn(self, p: int) -> None:
+        """The turn passes to the next seat after ``p`` that is still in the game."""
         n = self.n
         nxt = (p + 1) % n
         while self.out[nxt]:
             nxt = (nxt + 1) % n
-        self._begin_turn(nxt)
-
-    def _begin_turn(self, seat: int) -> None:
-        self.pickable = D.pickable(self.pile[-1], self.kinds[-1], self.rules.pickup)
-        self._to_move = seat
+        group = self.pile[-1]
+        # A single card is its own pickable (D.pickable's first case), without a call.
+        self.pickable = (
+            group if len(group) == 1 else D.pickable(group, self.kinds[-1], self.rules.pickup)
+        )
+        self._to_move = nxt
         self.phase = _START
         self.drawn = -1
         self._veil = None
