@@ -29,6 +29,7 @@ LAYERS = {
     "bots": 3,
     "protocol": 3,
     "arena": 3,
+    "arena_ray": 3,
     "scenarios": 3,
     "session": 3,
     "narration": 3,
