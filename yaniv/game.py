@@ -42,6 +42,10 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 #: Scores a position may hold: far above any score limit, and small enough to stay exact.
 MAX_SCORE = 10**6
 _TURN_PHASES = ("start", "draw", "discard", "slap")
+#: The Draw moves of each pickable tuple seen (a lookup at every draw costs less than making
+#: them); few distinct tuples occur, and the limit keeps memory flat whatever the rules.
+_DRAWS_OF: dict[tuple[Card, ...], tuple[Draw, ...]] = {}
+_DRAWS_LIMIT = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,9 +565,15 @@ class Game:
         """What may be drawn now or, at the start of a discard-first turn, after the discard."""
         if self.phase not in (_START, _DRAW):
             return []
+        pickable = self.pickable
+        draws = _DRAWS_OF.get(pickable)
+        if draws is None:
+            if len(_DRAWS_OF) >= _DRAWS_LIMIT:
+                _DRAWS_OF.clear()
+            draws = _DRAWS_OF[pickable] = tuple(DRAWS[c] for c in pickable)
         if self.stock:
-            return [DRAW_STOCK, *map(DRAWS.__getitem__, self.pickable)]
-        return list(map(DRAWS.__getitem__, self.pickable))
+            return [DRAW_STOCK, *draws]
+        return list(draws)
 
     def discard_options(self) -> Sequence[Discard]:
         """The legal discards now, one per distinct outcome (empty when no discard is due)."""
