@@ -54,6 +54,8 @@ if profile:
             sys.exit(0)
         profiler.enable()
     signal.signal(signal.SIGTERM, _stop)
+from yaniv.server.command import tune_gc
+tune_gc()
 uvicorn.run(create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None),
             host="127.0.0.1", port=port, log_level="warning", ws_max_size=1 << 20)
 """

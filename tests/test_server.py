@@ -696,3 +696,33 @@ def test_each_postgres_test_has_a_schema_of_its_own() -> None:
         assert "rooms" not in inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_a_view_with_its_events_encoded_once_is_the_view() -> None:
+    """``journal.view_dict`` (each seat's events encoded once) gives ``PlayerView.to_dict``
+    for every seat and a spectator, asked after every move or only now and then."""
+    import random
+
+    from yaniv.rules import RuleSet
+    from yaniv.server.journal import view_dict
+    from yaniv.session import Seat, Table
+
+    rng = random.Random(3)
+    checked = 0
+    for preset in ("standard", "slapdown", "draw_first"):
+        seats = [Seat(name, "bot", level="random", seed=i) for i, name in enumerate("ABC")]
+        table = Table(RuleSet.preset(preset), seats, seed=len(preset))
+        seen: dict[int, Any] = {}
+        for _ in range(4):
+            while table.to_move is not None:
+                table.play(table.to_move, table.decide(table.to_move))
+                for seat in (None, 0, 1, 2):
+                    if seat == 0 or rng.random() < 0.5:
+                        view = table.view(seat)
+                        assert view_dict(view, seen) == view.to_dict()
+                        checked += 1
+            if table.game.winners:
+                break
+            table.next_round()
+        table.close()
+    assert checked > 200

@@ -11,6 +11,7 @@ yaniv.errors.RuleError: bad value for option 'jokers': 3; allowed: an integer 0 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -153,8 +154,8 @@ class RuleSet:
         return self.replace(**{k: parse_option(k, v) for k, v in options.items()})
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option as a JSON-ready dict."""
-        out = dataclasses.asdict(self)
+        """Every option as a JSON-ready dict (a new one each call, so a caller may change it)."""
+        out = _options(self).copy()  # every value is a scalar but the list, copied here
         out["bonus_targets"] = list(self.bonus_targets)
         return out
 
@@ -169,6 +170,13 @@ class RuleSet:
             if rules == self:
                 return name
         return None
+
+
+@functools.lru_cache(maxsize=256)
+def _options(rules: RuleSet) -> dict[str, Any]:
+    """``dataclasses.asdict`` of a rule set, made once: it deep-copies every field, and every
+    view the web server sends holds the rules."""
+    return dataclasses.asdict(rules)
 
 
 def _shown(value: Any) -> str:

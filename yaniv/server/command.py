@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 import webbrowser
 
@@ -58,7 +59,21 @@ def serve_command(
     typer.echo(f"Yaniv is served at {address} (database {_hidden(url)}); Ctrl+C stops it")
     if browser:
         threading.Timer(1.0, _open, args=(address,)).start()
+    tune_gc()
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 20)
+
+
+def tune_gc() -> None:
+    """Leave the objects that exist at startup out of the garbage collector's passes, and
+    collect the young ones less often.
+
+    A server of hundreds of games keeps many objects alive, and the default thresholds ran a
+    full collection every few seconds that held the event loop 200 to 500 ms (every move in
+    flight waited; see benchmarks/load.py). Call once the app is imported.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 50)
 
 
 def _open(address: str) -> None:

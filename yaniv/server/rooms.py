@@ -28,7 +28,7 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
-from .journal import RecordText
+from .journal import RecordText, view_dict
 from .schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE,
@@ -160,6 +160,8 @@ class Room:
         self.flush_task: asyncio.Task[None] | None = None
         self._record: RecordText | None = None  # the table's record text, kept up to date
         self._rules_dict: tuple[RuleSet, dict[str, Any]] | None = None
+        # Each seat's events encoded so far (view_dict), for the table they are of.
+        self._seen: tuple[Table | None, dict[int, Any]] = (None, {})
         self.snapshots = 0  # states are numbered as they are taken, so none overtakes a later
         self.game_no = 0  # the room's games so far (a rematch deals the next one)
         self._logged: tuple[int, str] | None = None  # the game and status the history has
@@ -206,13 +208,15 @@ class Room:
             return {"type": "state", "view": None, "story": [], "seats": seats, "coach": None}
         table = self.table
         view = table.view(conn.seat)
+        if self._seen[0] is not table:
+            self._seen = (table, {})
         story = [line.text for line in table.story(conn.seat)]
         coach = None
         if conn.coach and conn.seat is not None:
             coach = await asyncio.to_thread(table.coach, conn.seat)
         return {
             "type": "state",
-            "view": view.to_dict(),
+            "view": view_dict(view, self._seen[1]),
             "story": story,
             "seats": seats,
             "coach": coach,

@@ -164,6 +164,9 @@ class Store:
         self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._guard = threading.Lock()
         self._stored: set[str] = set()  # codes known to have a row (database thread only)
+        # The rules and seats last written of each room (database thread only): a move
+        # changes neither, so it writes only the status and the record.
+        self._written: dict[str, tuple[dict[str, Any], list[Any]]] = {}
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the database thread and wait for it."""
@@ -215,25 +218,29 @@ class Store:
         self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
     ) -> None:
         """Insert or update a room."""
-        with self._sessions.begin() as session:
-            row = session.get(RoomRow, code)
-            if row is None:
-                session.add(
-                    RoomRow(code=code, rules=rules, seats=seats, status=status, record=record)
-                )
-            else:
-                row.rules, row.seats, row.status, row.record = rules, seats, status, record
+        self.save_rooms([RoomState(code, rules, seats, status, record)])
 
     def save_rooms(self, rooms: list[RoomState]) -> None:
-        """Insert or update rooms, in one transaction."""
+        """Insert or update rooms, in one transaction (rooms are written here alone, so what
+        was last written of each is known)."""
         if not rooms:
             return
         known = [r for r in rooms if r.code in self._stored]
+        same = [r for r in known if self._written.get(r.code) == (r.rules, r.seats)]
+        changed = [r for r in known if self._written.get(r.code) != (r.rules, r.seats)]
+        table = RoomRow.__table__
         with self._sessions.begin() as session:
-            if known:
+            if same:
                 session.connection().execute(
-                    update(RoomRow.__table__)  # type: ignore[arg-type]
-                    .where(RoomRow.__table__.c.code == bindparam("b_code"))
+                    update(table)  # type: ignore[arg-type]
+                    .where(table.c.code == bindparam("b_code"))
+                    .values(status=bindparam("b_status"), record=bindparam("b_record")),
+                    [{"b_code": r.code, "b_status": r.status, "b_record": r.record} for r in same],
+                )
+            if changed:
+                session.connection().execute(
+                    update(table)  # type: ignore[arg-type]
+                    .where(table.c.code == bindparam("b_code"))
                     .values(
                         rules=bindparam("b_rules"),
                         seats=bindparam("b_seats"),
@@ -248,7 +255,7 @@ class Store:
                             "b_status": r.status,
                             "b_record": r.record,
                         }
-                        for r in known
+                        for r in changed
                     ],
                 )
             for r in rooms:
@@ -267,6 +274,7 @@ class Store:
                     else:
                         row.rules, row.seats, row.status = r.rules, r.seats, r.status
                         row.record = r.record
+        self._written.update((r.code, (r.rules, r.seats)) for r in rooms)
         self._stored.update(r.code for r in rooms)
 
     def add_player(self, code: str, hashed: str, seat: int, name: str) -> None:
