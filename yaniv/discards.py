@@ -175,8 +175,8 @@ _LISTERS: dict[tuple[bool, str, int], Callable[[int], MoveList[Discard]]] = {}
 _SINGLES: tuple[Discard, ...] = tuple(Discard((c,)) for c in range(54))
 _JOKER_BITS = (1 << 52) | (1 << 53)
 _SUIT_MASK = (1 << 13) - 1
-_RANK_BITS = [0] + [sum(1 << (s * 13 + r - 1) for s in range(4)) for r in range(1, 14)]
-_SUIT_BITS = [_SUIT_MASK << (s * 13) for s in range(4)]
+#: The four cards of each rank, by its bit in a suit's mask (0 for the ace).
+_RANK_BITS = [sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)]
 #: The naturals that begin three ranks in a row of their suit (ranks A..J): ``h & h >> 1 &
 #: h >> 2 & _RUN_STARTS`` is 0 exactly when no suit holds three cards in a row.
 _RUN_STARTS = sum(1 << (s * 13 + r) for s in range(4) for r in range(11))
@@ -251,7 +251,11 @@ def compose(
     """A hand's discards from its parts: ``singles[card]`` for each card, ``of_rank(part)`` for
     the cards of each rank held twice or more (with the jokers where they may join a set) and
     ``of_suit(part)`` for the cards of each suit held three times or more (with the jokers
-    where they may join a run). The callers cache each part's discards, in their own form."""
+    where they may join a run). The callers cache each part's discards, in their own form.
+
+    The order: the naturals in card order, each card's single followed by its rank's sets if
+    it is the rank's first card, then by its suit's runs if it is the suit's first card; the
+    jokers' singles last."""
     out: list[_T] = []
     append, extend = out.append, out.extend
     if hand < 1 << 52:  # no joker: most hands hold only single discards, found by bit tricks
@@ -268,26 +272,30 @@ def compose(
     jokers = hand & _JOKER_BITS
     set_jokers = jokers if jokers_in_sets else 0
     run_jokers = 0 if joker_in_run == "never" else jokers
-    ranks_done = suits_done = 0
-    rank_of, suit_of, rank_bits, suit_bits = RANK, SUIT, _RANK_BITS, _SUIT_BITS
-    rest = hand ^ jokers
-    while rest:  # the naturals in card order (cards_of, inlined: this is the hot loop)
-        low = rest & -rest
-        rest ^= low
-        c = low.bit_length() - 1
-        append(singles[c])
-        rank = rank_of[c]
-        if not ranks_done >> rank & 1:
-            ranks_done |= 1 << rank
-            part = hand & rank_bits[rank] | set_jokers
-            if part & (part - 1):  # two cards or more
-                extend(of_rank(part))
-        suit = suit_of[c]
-        if not suits_done >> suit & 1:
-            suits_done |= 1 << suit
-            part = hand & suit_bits[suit] | run_jokers
-            if part.bit_count() >= 3:
-                extend(of_suit(part))
+    runs_from = 3 - run_jokers.bit_count()  # the naturals a suit needs for runs
+    naturals = hand ^ jokers
+    # Suit by suit, each a 13-bit mask of ranks (bit 0 for the ace).
+    s0, s1, s2 = naturals & _SUIT_MASK, naturals >> 13 & _SUIT_MASK, naturals >> 26 & _SUIT_MASK
+    s3 = naturals >> 39
+    # The ranks with sets: held twice or more, or held at all where jokers join sets.
+    with_sets = _SUIT_MASK if set_jokers else s0 & (s1 | s2 | s3) | s1 & (s2 | s3) | s2 & s3
+    seen = 0  # the ranks of the suits done: a rank's sets follow its first card
+    for base, seg in ((0, s0), (13, s1), (26, s2), (39, s3)):
+        if not seg:
+            continue
+        sets_here = seg & with_sets & ~seen
+        seen |= seg
+        runs_here = seg.bit_count() >= runs_from  # the suit's runs follow its first card
+        while seg:  # the suit's cards in rank order
+            low = seg & -seg
+            seg ^= low
+            r = low.bit_length() - 1
+            append(singles[base + r])
+            if sets_here & low:
+                extend(of_rank(hand & _RANK_BITS[r] | set_jokers))
+            if runs_here:
+                runs_here = False
+                extend(of_suit(naturals & _SUIT_MASK << base | run_jokers))
     if jokers:  # the jokers come last, as single cards
         for c in (52, 53):
             if jokers >> c & 1:
