@@ -421,11 +421,14 @@ def test_flooding_disconnects(db: str) -> None:
     ):
         for _ in range(25):
             ws.send_json({"type": "ping"})
+        from starlette.websockets import WebSocketDisconnect
+
         messages = []
-        with pytest.raises(Exception):  # noqa: B017  (the socket closes)
+        with pytest.raises(WebSocketDisconnect) as closed:
             while True:
                 messages.append(ws.receive_json())
         assert any("20 messages a second" in m.get("message", "") for m in messages)
+        assert closed.value.code == 1008
 
 
 def test_a_restarted_server_resumes_the_game(database: str) -> None:
@@ -726,3 +729,42 @@ def test_a_view_with_its_events_encoded_once_is_the_view() -> None:
             table.next_round()
         table.close()
     assert checked > 200
+
+
+def test_a_bot_never_takes_a_persons_name(app: TestClient) -> None:
+    game = new_game(app, ["easy", "easy", "easy"], name="dana")
+    names = [s["name"] for s in app.get(f"/api/rooms/{game['room']}").json()["seats"]]
+    assert names[0] == "dana" and len({n.casefold() for n in names}) == 4, names
+    host = app.post("/api/rooms", json={"name": "Yossi"}).json()
+    code = host["room"]
+    r = app.post(
+        f"/api/rooms/{code}/settings",
+        json={
+            "token": host["token"],
+            "bots": [{"seat": 1, "level": "easy"}, {"seat": 2, "level": "easy"}],
+        },
+    )
+    names = [s["name"] for s in r.json()["seats"]]
+    assert names[0] == "Yossi" and len({n.casefold() for n in names}) == 3, names
+    # Someone joins with a bot's name: the bot is renamed, again to a name nobody has.
+    bot = names[2]
+    r = app.post(f"/api/rooms/{code}/join", json={"name": bot.upper()})
+    assert r.status_code == 200 and r.json()["seat"] == 3
+    names = [s["name"] for s in app.get(f"/api/rooms/{code}").json()["seats"]]
+    assert names[3] == bot.upper() and len({n.casefold() for n in names}) == 4, names
+
+
+def test_the_close_codes(app: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    game = new_game(app)
+    for url, code, words in [
+        ("/ws/ZZZZZZ", 4404, "no room"),
+        (f"/ws/{game['room']}?token=not-a-token", 4403, "token"),
+    ]:
+        with app.websocket_connect(url) as ws:
+            message = ws.receive_json()
+            assert message["type"] == "error" and words in message["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == code

@@ -54,6 +54,19 @@ BOT_NAMES = ("Dana", "Yossi", "Noa", "Avi", "Tamar", "Eli", "Maya", "Omer")
 REMEMBERED_IDS = 2000
 
 
+def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
+    """The name of a bot put in ``seat``: ``BOT_NAMES[first]``, or the next of BOT_NAMES that
+    nobody in the other seats is called (compared without case), so a bot never shares its
+    name with a person (nor with another bot). There are as many names as seats, so one of
+    them is always free."""
+    taken = {s.name.casefold() for i, s in enumerate(seats) if s is not None and i != seat}
+    for k in range(len(BOT_NAMES)):
+        name = BOT_NAMES[(first + k) % len(BOT_NAMES)]
+        if name.casefold() not in taken:
+            return name
+    return f"Bot {seat + 1}"  # unreachable while MAX_PLAYERS <= len(BOT_NAMES)
+
+
 class ApiError(Exception):
     """A refused request: the words and the HTTP status."""
 
@@ -687,9 +700,7 @@ class Hub:
         seats: list[SeatInfo | None] = [SeatInfo(name)]
         for i, level in enumerate(opponents):
             seats.append(
-                SeatInfo(
-                    BOT_NAMES[i % len(BOT_NAMES)], "bot", self._level(level), secrets.randbits(31)
-                )
+                SeatInfo(bot_name(seats, i + 1, i), "bot", self._level(level), secrets.randbits(31))
             )
         room = Room(self, self._new_code(), ruleset, seats)
         self.rooms[room.code] = room
@@ -726,6 +737,14 @@ class Hub:
                 room.seats.append(SeatInfo(name))
             else:
                 raise ApiError(409, f"the room is full ({MAX_PLAYERS} seats)")
+            for i, other in enumerate(room.seats):  # a bot of the newcomer's name is renamed
+                if (
+                    other is not None
+                    and other.kind == "bot"
+                    and other.name.casefold() == name.casefold()
+                ):
+                    renamed = bot_name(room.seats, i, i)
+                    room.seats[i] = SeatInfo(renamed, "bot", other.level, other.seed)
             await room.persist()
             token = await self._add_player(room, seat, name, key)
         await room.broadcast()
@@ -759,7 +778,7 @@ class Hub:
                 current = seats[seat]
                 if current is not None and current.kind == "human":
                     raise ApiError(409, f"seat {seat} is {current.name}'s")
-                name = BOT_NAMES[seat % len(BOT_NAMES)]
+                name = bot_name(seats, seat, seat)
                 seats[seat] = SeatInfo(name, "bot", level, secrets.randbits(31))
             room.rules, room.seats = ruleset, seats
             await room.persist()
