@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 import threading
 import webbrowser
 
@@ -59,21 +60,24 @@ def serve_command(
     typer.echo(f"Yaniv is served at {address} (database {_hidden(url)}); Ctrl+C stops it")
     if browser:
         threading.Timer(1.0, _open, args=(address,)).start()
-    tune_gc()
+    tune_runtime()
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 20)
 
 
-def tune_gc() -> None:
-    """Leave the objects that exist at startup out of the garbage collector's passes, and
-    collect the young ones less often.
+def tune_runtime() -> None:
+    """Settings of the interpreter for a server of many games (see benchmarks/load.py).
 
-    A server of hundreds of games keeps many objects alive, and the default thresholds ran a
-    full collection every few seconds that held the event loop 200 to 500 ms (every move in
-    flight waited; see benchmarks/load.py). Call once the app is imported.
+    The objects that exist at startup are left out of the garbage collector's passes and the
+    young ones are collected less often: with the default thresholds, a full collection every
+    few seconds held the event loop 200 to 500 ms at 500 games (every move in flight waited).
+    The GIL is handed over every 0.5 ms rather than 5: the bots think and the database is
+    written on other threads, and the event loop waited for them. Call once the app is
+    imported.
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+    sys.setswitchinterval(0.0005)
 
 
 def _open(address: str) -> None:
