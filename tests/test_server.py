@@ -637,8 +637,8 @@ def test_a_restarted_server_resumes_every_room(database: str) -> None:
             assert next_state(spectator)["view"] == before[None]
             views = [next_state(ws0)["view"], next_state(ws1)["view"]]
             assert views == [before[0], before[1]]
+            # The player to move carries on where the game stopped.
             turn = views[0]["to_move"]
-            # The restart forgot no move id: the one sent before it is not applied again.
             sockets = [ws0, ws1]
             after = views[turn]
             sockets[turn].send_json({"type": "move", "move": greedy(after), "id": "after"})
