@@ -7,9 +7,10 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import Server, no_page_errors
 from playwright.sync_api import Locator, Page, expect
-from table_driver import play_turns, start_vs_computer, table
+
+from browser.browser_support import Server, no_page_errors
+from browser.table_driver import play_turns, start_vs_computer, table
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import Server, no_page_errors
 from playwright.sync_api import Page, expect
-from table_driver import (
+
+from browser.browser_support import Server, no_page_errors
+from browser.table_driver import (
     best_discard,
     can_call_yaniv,
     card_value,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Server, no_page_errors
 from playwright.sync_api import Page, expect
-from table_driver import (
+
+from browser.browser_support import Server, no_page_errors
+from browser.table_driver import (
     STANDARD,
     card_value,
     hand_cards,

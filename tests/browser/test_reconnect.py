@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import Server, new_context, no_page_errors, watched
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from table_driver import (
+
+from browser.browser_support import Server, new_context, no_page_errors, watched
+from browser.table_driver import (
     hand_card,
     hand_cards,
     highest_card,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import time
 
-from conftest import Server, new_context, no_page_errors, watched
 from playwright.sync_api import Browser, expect
-from table_driver import click_turn, log_lines, next_round, round_no, table, turn_or_end_now
+
+from browser.browser_support import Server, new_context, no_page_errors, watched
+from browser.table_driver import click_turn, log_lines, next_round, round_no, table, turn_or_end_now
 
 
 def test_two_players_in_a_room(browser: Browser, server: Server) -> None:

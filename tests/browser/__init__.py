@@ -1,0 +1,1 @@
+"""Browser tests (a package, so that its conftest and the suite's have different names)."""
