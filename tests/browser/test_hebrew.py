@@ -10,7 +10,15 @@ from pathlib import Path
 from playwright.sync_api import Locator, Page, expect
 
 from browser.browser_support import Server, no_page_errors
-from browser.table_driver import play_turns, start_vs_computer, table
+from browser.table_driver import (
+    events,
+    hand_card,
+    hand_cards,
+    play_turns,
+    select_cards,
+    start_vs_computer,
+    table,
+)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -77,6 +85,21 @@ def test_hebrew_is_right_to_left(page: Page, server: Server, tmp_path: Path) -> 
     expect(log.get_by_text(re.compile(r"^בתורך: (זריקת|קריאת יניב)"))).not_to_have_count(0)
     expect(log).not_to_contain_text("discarded")
     expect(page.locator(".me .seat-name")).to_have_text("Shira")
+
+    # a selection that is no discard is explained in Hebrew, and nothing is sent
+    naturals = [c for c in hand_cards(page) if c not in ("RJ", "BJ")]
+    pair = next(
+        [a, b] for i, a in enumerate(naturals) for b in naturals[i + 1 :] if a[:-1] != b[:-1]
+    )
+    before = events(page)
+    select_cards(page, pair)
+    page.locator('[data-key="discard"]').click()
+    expect(page.locator(".hint")).to_have_text(re.compile(r"^אי אפשר לזרוק את הקלפים האלה יחד"))
+    expect(page.locator(".error")).to_have_count(0)
+    assert events(page) == before and hand_cards(page).count(pair[0]) == 1
+    for code in pair:  # the selection is kept until the player changes it
+        expect(hand_card(page, code)).to_have_attribute("aria-pressed", "true")
+        hand_card(page, code).click()
     no_page_errors(page)
 
     # and back: the choice is kept, and English mirrors back

@@ -144,6 +144,19 @@ export class TableScreen {
     return legal.find((m) => sameCards(moveCards(m), this.selected)) || laid;
   }
 
+  /** Why the selection may not be discarded, in the player's language, or "" when it may
+   * (the common refusals, explained without a round trip; the server still checks). */
+  discardProblem() {
+    const v = this.view;
+    if (this.view.legal_moves.includes(this.discardMove())) return "";
+    if (v.phase === "discard" && this.selected.length === v.hand.length) return t("hint.keep_one");
+    if (v.phase === "discard" && v.drawn && this.selected.length === 1
+        && this.selected[0] === v.drawn) {
+      return t("hint.just_taken", { card: cardName(v.drawn) });
+    }
+    return t("hint.not_a_discard");
+  }
+
   canDiscard() {
     const v = this.view;
     if (!this.myTurn || this.busy) return false;
@@ -154,6 +167,11 @@ export class TableScreen {
     if (!this.canDiscard()) return;
     if (!this.selected.length) {
       this.say(t("hint.select_cards"));
+      return;
+    }
+    const problem = this.discardProblem();
+    if (problem) {
+      this.say(problem);
       return;
     }
     this.play(this.discardMove());
@@ -167,6 +185,11 @@ export class TableScreen {
     if (v.phase === "start" && !v.rules.draw_first) {
       if (!this.selected.length) {
         this.say(t("hint.select_first"));
+        return;
+      }
+      const problem = this.discardProblem();
+      if (problem) {
+        this.say(problem);
         return;
       }
       const after = this.play(this.discardMove());
