@@ -8,6 +8,7 @@ tests wait for conditions instead of sleeping.
 from __future__ import annotations
 
 import re
+import time
 from typing import Literal
 
 from playwright.sync_api import Locator, Page, expect
@@ -263,3 +264,49 @@ def log_lines(page: Page) -> list[str]:
     """The move log's lines as read (names come wrapped in Unicode isolates, dropped here)."""
     lines = page.locator(".log .story li").all_inner_texts()
     return [str(x).replace("\u2068", "").replace("\u2069", "") for x in lines]
+
+
+def set_rule_options(page: Page, options: dict[str, str]) -> None:
+    """On the home page: open the rules' Options and set each (a select gets the choice, a
+    field the number), by the option's name as its label shows it."""
+    rules = page.locator("fieldset.rules")
+    rules.locator("summary").click()
+    for name, value in options.items():
+        control = rules.get_by_label(name, exact=True)
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(label=value)
+            expect(control.locator("option:checked")).to_have_text(value)
+        else:
+            control.fill(value)
+            expect(control).to_have_value(value)
+
+
+def play_to_game_over(pages: list[Page], limit: int, seconds: float = 45) -> dict[str, int]:
+    """Play every page's turns by clicking until the game is over (the next round dealt from
+    the first page if a round ends short of it): Yaniv as soon as the hand is within
+    ``limit``, else ``click_turn``'s move. What was done, counted."""
+    stats: dict[str, int] = {}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        now = [turn_or_end_now(page) for page in pages]
+        if all(state == "end" for state in now):
+            if all(phase(page) == "game_over" for page in pages):
+                return stats
+            if phase(pages[0]) == "round_over":
+                next_round(pages[0])
+                continue
+        moved = False
+        for page, state in zip(pages, now, strict=True):
+            if state != "turn":
+                continue
+            moved = True
+            if phase(page) == "start" and can_call_yaniv(page, limit):
+                before = events(page)
+                page.locator('[data-key="yaniv"]').click()
+                _count(stats, "yaniv")
+                after_move(page, before)
+            else:
+                click_turn(page, 0, stats)
+        if not moved:
+            pages[0].wait_for_timeout(50)  # polling the pages in turn; not an assertion
+    raise AssertionError(f"the game did not end in {seconds} s: {stats}")
