@@ -20,6 +20,7 @@ pytest.importorskip("sqlalchemy")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from yaniv.cards import NAMES, VALUE, parse_card  # noqa: E402
+from yaniv.server import rooms  # noqa: E402
 from yaniv.server.app import create_app  # noqa: E402
 from yaniv.server.rooms import Room  # noqa: E402
 
@@ -460,6 +461,56 @@ def test_a_restarted_server_resumes_the_game(database: str) -> None:
         if again["view"]["to_move"] == 0:
             ws.send_json({"type": "move", "move": again["view"]["legal_moves"][0], "id": "n"})
             assert len(next_state(ws)["view"]["events"]) > len(again["view"]["events"])
+
+
+#: One round ends the game (the first score over 1 ends it).
+ONE_ROUND = {"preset": "standard", "score_limit": 1, "end_mode": "first_over"}
+
+
+def test_a_finished_room_comes_back_after_a_restart(database: str) -> None:
+    """Finished rooms are not loaded at the start, but asked for they come back: their end,
+    to a player and a spectator, and a rematch."""
+    with client(database) as c:
+        game = new_game(c, ["easy"], rules=ONE_ROUND)
+        code = game["room"]
+        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+            end = play_round(ws, 0)
+        assert end["view"]["phase"] == "game_over"
+        assert c.get(f"/api/rooms/{code}").json()["status"] == "over"
+    with client(database) as c:
+        assert code not in c.app.state.hub.rooms  # type: ignore[attr-defined]
+        info = c.get(f"/api/rooms/{code}")
+        assert info.status_code == 200 and info.json()["status"] == "over"
+        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+            again = next_state(ws)["view"]
+            assert again["phase"] == "game_over"
+            assert again["scores"] == end["view"]["scores"]
+            assert again["hand"] == end["view"]["hand"]
+        with c.websocket_connect(f"/ws/{code}") as spectator:
+            watched = next_state(spectator)["view"]
+            assert watched["seat"] is None and watched["scores"] == end["view"]["scores"]
+        r = c.post(f"/api/rooms/{code}/rematch", json={"token": game["token"], "game": 1})
+        assert r.status_code == 200, r.text
+        assert r.json()["status"] == "playing"
+        assert c.get("/api/rooms/ABCDEF").status_code == 404  # well formed, never stored
+        assert c.get("/api/rooms/x;drop").status_code == 404  # not a code: no query at all
+
+
+def test_a_new_room_never_takes_a_stored_code(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished room's code stays its own after a restart: its players' tokens open it."""
+    with client(database) as c:
+        old = new_game(c, ["easy"], rules=ONE_ROUND)
+        with c.websocket_connect(f"/ws/{old['room']}?token={old['token']}") as ws:
+            play_round(ws, 0)
+    letters = iter(old["room"] + "ZZZZZZ")
+    monkeypatch.setattr(rooms.secrets, "choice", lambda alphabet: next(letters))
+    with client(database) as c:
+        fresh = new_game(c, ["easy"])
+        assert fresh["room"] == "ZZZZZZ"
+        with c.websocket_connect(f"/ws/{old['room']}?token={old['token']}") as ws:
+            assert next_state(ws)["view"]["phase"] == "game_over"  # the old room, unchanged
 
 
 def test_reconnect_and_the_stand_in(database: str) -> None:

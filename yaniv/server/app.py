@@ -144,7 +144,7 @@ def create_app(
 
     @app.get("/api/rooms/{code}")
     async def room(code: str, request: Request) -> dict[str, Any]:
-        return hub_of(request).room(code).info()
+        return (await hub_of(request).room(code)).info()
 
     @app.get("/api/levels")
     async def levels() -> dict[str, Any]:

@@ -44,6 +44,7 @@ log = logging.getLogger("yaniv.server")
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
+CODE_SET = frozenset(CODE_ALPHABET)
 #: Messages a connection may send in one second before it is disconnected.
 FLOOD_LIMIT = 20
 #: The level of the bot that stands in for a player gone longer than the grace period.
@@ -608,26 +609,33 @@ class Hub:
         self.grace = grace
         self.slap_window = slap_window
         self.rooms: dict[str, Room] = {}
+        self.loading = asyncio.Lock()
 
     # ------------------------------------------------------------- start and stop
 
     async def load(self) -> None:
         """Bring back every unfinished room from the store, each game where it stopped."""
         for stored in await self.store.run(self.store.unfinished):
-            try:
-                room = self._revive(stored)
-            except (YanivError, KeyError, TypeError, ValueError) as exc:
-                log.error("room %s could not be resumed: %s", stored.code, exc)
-                continue
-            self.rooms[room.code] = room
-            latest = await self.store.run(history.latest_game, self.store, room.code)
-            if latest is not None:
-                room.game_no, _ = latest
-                room._logged = latest
-            elif room.table is not None:
-                room.game_no = 1  # a game older than the history: its row comes with a move
-            async with room.lock:
-                room.kick()
+            room = await self._bring_back(stored)
+            if room is not None:
+                async with room.lock:
+                    room.kick()
+
+    async def _bring_back(self, stored: StoredRoom) -> Room | None:
+        """A stored room made live again (and registered), or None when its record fails."""
+        try:
+            room = self._revive(stored)
+        except (YanivError, KeyError, TypeError, ValueError) as exc:
+            log.error("room %s could not be resumed: %s", stored.code, exc)
+            return None
+        self.rooms[room.code] = room
+        latest = await self.store.run(history.latest_game, self.store, room.code)
+        if latest is not None:
+            room.game_no, _ = latest
+            room._logged = latest
+        elif room.table is not None:
+            room.game_no = 1  # a game older than the history: its row comes with a move
+        return room
 
     def _revive(self, stored: StoredRoom) -> Room:
         seats = [None if s is None else SeatInfo.from_dict(s) for s in stored.seats]
@@ -641,7 +649,7 @@ class Hub:
         room.tokens = dict(stored.players)
         # Nobody is connected yet: every person's seat is held for the grace period.
         for seat, info in enumerate(seats):
-            if info is not None and info.kind == "human" and table is not None:
+            if info is not None and info.kind == "human" and stored.status == "playing":
                 room.grace_tasks[seat] = asyncio.create_task(room._grace(seat))
         return room
 
@@ -653,17 +661,31 @@ class Hub:
 
     # ------------------------------------------------------------- requests
 
-    def room(self, code: str) -> Room:
+    async def find(self, code: str) -> Room | None:
+        """The room with ``code``, or None. A finished room is not loaded at the start; it is
+        brought back from the store when asked for (its players may come back to its end,
+        or ask for a rematch, after a restart)."""
+        code = code.strip().upper()
+        room = self.rooms.get(code)
+        if room is not None or len(code) != CODE_LENGTH or not set(code) <= CODE_SET:
+            return room
+        stored = await self.store.run(self.store.room, code)
+        if stored is None:
+            return None
+        async with self.loading:  # two requests for the same room bring it back once
+            return self.rooms.get(code) or await self._bring_back(stored)
+
+    async def room(self, code: str) -> Room:
         """The room with ``code``, or a 404."""
-        room = self.rooms.get(code.strip().upper())
+        room = await self.find(code)
         if room is None:
             raise ApiError(404, f"there is no room {code[:10]!r}")
         return room
 
-    def _new_code(self) -> str:
+    async def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            if code not in self.rooms:
+            if code not in self.rooms and not await self.store.run(self.store.code_taken, code):
                 return code
 
     @staticmethod
@@ -702,7 +724,7 @@ class Hub:
             seats.append(
                 SeatInfo(bot_name(seats, i + 1, i), "bot", self._level(level), secrets.randbits(31))
             )
-        room = Room(self, self._new_code(), ruleset, seats)
+        room = Room(self, await self._new_code(), ruleset, seats)
         self.rooms[room.code] = room
         async with room.lock:
             room.start_table()
@@ -715,7 +737,7 @@ class Hub:
         self, name: str, rules: dict[str, Any], key: str | None = None
     ) -> dict[str, Any]:
         """A room for friends; the creator is its host (seat 0)."""
-        room = Room(self, self._new_code(), self._rules(rules), [SeatInfo(name)])
+        room = Room(self, await self._new_code(), self._rules(rules), [SeatInfo(name)])
         self.rooms[room.code] = room
         async with room.lock:
             await room.persist()
@@ -724,7 +746,7 @@ class Hub:
 
     async def join(self, code: str, name: str, key: str | None = None) -> dict[str, Any]:
         """A person takes the next free seat of a waiting room."""
-        room = self.room(code)
+        room = await self.room(code)
         async with room.lock:
             if room.status != "waiting":
                 raise ApiError(409, "the game has started: watch it instead")
@@ -762,7 +784,7 @@ class Hub:
         bots: list[tuple[int, str]] | None,
     ) -> dict[str, Any]:
         """The host changes the rules or puts bots in seats, before the start."""
-        room = self.room(code)
+        room = await self.room(code)
         async with room.lock:
             self._host(room, token)
             if room.status != "waiting":
@@ -787,7 +809,7 @@ class Hub:
 
     async def start(self, code: str, token: str) -> dict[str, Any]:
         """The host deals the first round."""
-        room = self.room(code)
+        room = await self.room(code)
         async with room.lock:
             self._host(room, token)
             if room.status != "waiting":
@@ -815,7 +837,7 @@ class Hub:
         ``game``: the number of the game the player saw end; when a newer one has already
         started (another player asked first), nothing changes.
         """
-        room = self.room(code)
+        room = await self.room(code)
         async with room.lock:
             seat = room.tokens.get(token_hash(token))
             if seat is None:
@@ -832,7 +854,7 @@ class Hub:
     async def connect(self, ws: WebSocket, code: str, token: str | None) -> None:
         """Serve one websocket until it closes."""
         await ws.accept()
-        room = self.rooms.get(code.strip().upper())
+        room = await self.find(code)
         if room is None:
             await ws.send_json({"type": "error", "message": f"there is no room {code[:10]!r}"})
             await ws.close(code=4404)
@@ -874,4 +896,6 @@ class Hub:
         except Exception as exc:  # a socket that breaks mid-message
             log.debug("room %s: connection ended: %s", room.code, exc)
         finally:
-            await room.detach(conn)
+            # Shielded: a handler cancelled as its socket closes (Starlette's test client does
+            # that, a server shutting down too) still releases the seat and tells the room.
+            await asyncio.shield(room.detach(conn))

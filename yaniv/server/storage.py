@@ -209,11 +209,6 @@ class Store:
 
     # ------------------------------------------------------------- synchronous calls
 
-    def code_taken(self, code: str) -> bool:
-        """Whether a room with ``code`` exists."""
-        with self._sessions() as session:
-            return session.get(RoomRow, code) is not None
-
     def save_room(
         self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
     ) -> None:
@@ -286,21 +281,34 @@ class Store:
         """Every room that is waiting or playing, with its players."""
         with self._sessions() as session:
             rooms = session.scalars(select(RoomRow).where(RoomRow.status != "over")).all()
-            out = []
-            for row in rooms:
-                self._stored.add(row.code)
-                players = session.scalars(select(PlayerRow).where(PlayerRow.room == row.code))
-                out.append(
-                    StoredRoom(
-                        row.code,
-                        dict(row.rules),
-                        list(row.seats),
-                        row.status,
-                        row.record,
-                        {p.token_hash: p.seat for p in players},
-                    )
-                )
-            return out
+            return [self._stored_room(session, row) for row in rooms]
+
+    def room(self, code: str) -> StoredRoom | None:
+        """The room ``code`` in whatever state it is (a finished one is brought back when it
+        is asked for, not at the start), or None."""
+        with self._sessions() as session:
+            row = session.get(RoomRow, code)
+            return None if row is None else self._stored_room(session, row)
+
+    def code_taken(self, code: str) -> bool:
+        """Whether a room was ever stored with ``code`` (a new room must not reuse it: the
+        old room's players' tokens would open it)."""
+        if code in self._stored:
+            return True
+        with self._sessions() as session:
+            return session.get(RoomRow, code) is not None
+
+    def _stored_room(self, session: Session, row: RoomRow) -> StoredRoom:
+        self._stored.add(row.code)
+        players = session.scalars(select(PlayerRow).where(PlayerRow.room == row.code))
+        return StoredRoom(
+            row.code,
+            dict(row.rules),
+            list(row.seats),
+            row.status,
+            row.record,
+            {p.token_hash: p.seat for p in players},
+        )
 
     def session(self) -> Session:
         """A plain session (tests and tools)."""
