@@ -90,7 +90,9 @@ def test_history_and_replay_of_a_game_against_the_computer(page: Page, server: S
     words = page.locator(".replay-words")
     expect(words).to_have_text(re.compile(r"^Round 1 is dealt: .+ starts\.$"))
     _, total = step_of(page)
-    assert total >= 3, total  # the deal, at least one move and the Yaniv
+    # the deal and at least the call that ended the game (the bot, who starts, may call Yaniv
+    # at its first turn: then there is no other move)
+    assert total >= 2, total
     expect(page.locator(".replay-seat")).to_have_count(2)
     expect(page.locator(".replay-seat .replay-cards").first).to_have_attribute(
         "aria-label", re.compile(r"'s hand: .+ of ")
