@@ -392,18 +392,6 @@ def test_no_key_is_shown_to_anyone(app: TestClient) -> None:
     assert not any(secret in text for secret in secrets_of_host for text in seen)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each backend (PostgreSQL: test_server's schema per test)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
-    else:
-        from test_server import postgres_schema
-
-        with postgres_schema() as url:
-            yield url
-
-
 def test_the_history_survives_a_restart_on_each_backend(database: str) -> None:
     key = new_key()
     with client(database) as c:

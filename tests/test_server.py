@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import time
 import uuid
@@ -17,6 +15,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
+from db_backends import postgres_schema  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from yaniv.cards import NAMES, VALUE, parse_card  # noqa: E402
@@ -25,46 +24,6 @@ from yaniv.server.app import create_app  # noqa: E402
 from yaniv.server.rooms import Room  # noqa: E402
 
 CARD = re.compile(r"\b(?:" + "|".join(NAMES) + r")\b")
-
-
-#: The environment variable with the URL of a PostgreSQL database for the tests (CI sets it:
-#: .ci/run, scripts/postgres).
-POSTGRES = "YANIV_TEST_POSTGRES"
-
-
-@contextlib.contextmanager
-def postgres_schema() -> Iterator[str]:
-    """The URL of a fresh, empty schema of the PostgreSQL test database, dropped afterwards.
-
-    Each test gets its own schema (the URL sets the connections' search_path), so no test sees
-    another's rows or tables. Skips without YANIV_TEST_POSTGRES, but fails under CI, where a
-    skipped backend would go unnoticed.
-    """
-    pytest.importorskip("psycopg")
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    base = os.environ.get(POSTGRES, "").strip()
-    if not base:
-        why = f"{POSTGRES} is not set: the PostgreSQL storage tests need a database's URL"
-        if os.environ.get("CI"):
-            pytest.fail(f"{why} (CI sets it from scripts/postgres)")
-        pytest.skip(f"{why}, e.g. postgresql://yaniv_test:yaniv_test@127.0.0.1:5432/yaniv_test")
-    plain = make_url(base).set(drivername="postgresql")
-    dsn = plain.render_as_string(hide_password=False)
-    schema = f"yaniv_test_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
-    options = plain.query.get("options")
-    search = f"-csearch_path={schema}"
-    url = plain.update_query_dict(
-        {"options": f"{options} {search}" if isinstance(options, str) else search}
-    )
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as admin:
-            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def client(url: str, **settings: Any) -> TestClient:
@@ -84,16 +43,6 @@ def client(url: str, **settings: Any) -> TestClient:
 def db(tmp_path: Path) -> str:
     """An SQLite file's URL (the tests of what storage does not touch run on SQLite only)."""
     return f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The URL of an empty database of each backend the server runs on."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
-    else:
-        with postgres_schema() as url:
-            yield url
 
 
 @pytest.fixture
