@@ -50,10 +50,8 @@ def chromium_path() -> str:
     return chromium_executable()
 
 
-@pytest.fixture(scope="package")
-def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[Server]:
-    """One server for the tests that do not stop it."""
-    folder = tmp_path_factory.mktemp("server")
+def _serving(folder: Path) -> Iterator[Server]:
+    """A server on a database in ``folder``, running until the fixture ends."""
     srv = Server(folder / "yaniv.sqlite", folder / "server.log")
     srv.start()
     try:
@@ -62,15 +60,16 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
         srv.stop()
 
 
+@pytest.fixture(scope="package")
+def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[Server]:
+    """One server for the tests that do not stop it."""
+    yield from _serving(tmp_path_factory.mktemp("server"))
+
+
 @pytest.fixture
 def own_server(tmp_path: Path, chromium_path: str) -> Iterator[Server]:
     """A server of this test's own (to kill and restart)."""
-    srv = Server(tmp_path / "yaniv.sqlite", tmp_path / "server.log")
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from _serving(tmp_path)
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in the main

@@ -45,39 +45,32 @@ Token = Annotated[str, Field(min_length=1, max_length=100)]
 Level = Annotated[str, Field(min_length=1, max_length=20)]
 
 
-class NewGame(_Strict):
-    """``POST /api/games``: a game against the computer."""
+class _Person(_Strict):
+    """What every request that seats a person carries: the name, and the player key if any."""
 
     name: Name
-    opponents: list[Level] = Field(min_length=1, max_length=7)
-    rules: dict[str, Any] = Field(default_factory=dict)
     player_key: str | None = None
 
     _name = field_validator("name")(_clean_name)
-    _rules = field_validator("rules")(_check_rules)
     _key = field_validator("player_key")(_check_key)
 
 
-class NewRoom(_Strict):
-    """``POST /api/rooms``: a room for friends."""
-
-    name: Name
-    rules: dict[str, Any] = Field(default_factory=dict)
-    player_key: str | None = None
-
-    _name = field_validator("name")(_clean_name)
-    _rules = field_validator("rules")(_check_rules)
-    _key = field_validator("player_key")(_check_key)
-
-
-class Join(_Strict):
+class Join(_Person):
     """``POST /api/rooms/{code}/join``."""
 
-    name: Name
-    player_key: str | None = None
 
-    _name = field_validator("name")(_clean_name)
-    _key = field_validator("player_key")(_check_key)
+class NewRoom(_Person):
+    """``POST /api/rooms``: a room for friends."""
+
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+    _rules = field_validator("rules")(_check_rules)
+
+
+class NewGame(NewRoom):
+    """``POST /api/games``: a game against the computer."""
+
+    opponents: list[Level] = Field(min_length=1, max_length=7)
 
 
 class BotSeat(_Strict):

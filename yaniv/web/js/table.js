@@ -164,17 +164,18 @@ export class TableScreen {
   }
 
   discard() {
-    if (!this.canDiscard()) return;
-    if (!this.selected.length) {
-      this.say(t("hint.select_cards"));
-      return;
-    }
-    const problem = this.discardProblem();
+    if (this.canDiscard()) this.discardSelection("hint.select_cards");
+  }
+
+  /** Discard the selection; the move's id, or null when nothing was sent (the page says why:
+   * the hint ``empty`` when no card is selected). */
+  discardSelection(empty) {
+    const problem = this.selected.length ? this.discardProblem() : t(empty);
     if (problem) {
       this.say(problem);
-      return;
+      return null;
     }
-    this.play(this.discardMove());
+    return this.play(this.discardMove());
   }
 
   /** Tap on the stock (card null) or a pile card. */
@@ -183,17 +184,8 @@ export class TableScreen {
     if (!this.myTurn || this.busy) return;
     const move = card === null ? "draw stock" : `draw ${card}`;
     if (v.phase === "start" && !v.rules.draw_first) {
-      if (!this.selected.length) {
-        this.say(t("hint.select_first"));
-        return;
-      }
-      const problem = this.discardProblem();
-      if (problem) {
-        this.say(problem);
-        return;
-      }
-      const after = this.play(this.discardMove());
-      this.pendingDraw = { after, move };
+      const after = this.discardSelection("hint.select_first");
+      if (after !== null) this.pendingDraw = { after, move };
       return;
     }
     if (v.legal_moves.includes(move)) this.play(move);
