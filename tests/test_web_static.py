@@ -68,18 +68,54 @@ def test_module_parses(path: Path) -> None:
     assert run.returncode == 0, run.stderr
 
 
+# The plural categories of each language (Intl.PluralRules, CLDR): a message that depends on
+# a count is written "KEY#one", "KEY#two", ..., and always "KEY#other" (i18n.js's tn).
+PLURALS = {"en": {"one", "other"}, "he": {"one", "two", "other"}}
+
+
+def _base(key: str) -> str:
+    return key.split("#", 1)[0]
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
 def test_catalogues_have_the_same_keys() -> None:
     en, he = _catalogue("en"), _catalogue("he")
-    assert set(en) == set(he), set(en) ^ set(he)
+    assert {_base(k) for k in en} == {_base(k) for k in he}, {_base(k) for k in en} ^ {
+        _base(k) for k in he
+    }
     for lang in LANGUAGES:
-        for key, text in _catalogue(lang).items():
+        cat = _catalogue(lang)
+        for key, text in cat.items():
             assert isinstance(text, str) and text.strip(), (lang, key)
+            if "#" in key:
+                category = key.split("#", 1)[1]
+                assert category in PLURALS[lang], (lang, key)
+                assert f"{_base(key)}#other" in cat, (lang, key)
 
 
 def test_placeholders_match_between_languages() -> None:
     en, he = _catalogue("en"), _catalogue("he")
     for key, text in en.items():
-        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", he[key])), key
+        if "#" in key:  # a plural form may spell its count out ("one card", "קלף אחד")
+            forms = [v for k, v in he.items() if _base(k) == _base(key)]
+            assert all(_placeholders(f) - {"count"} == _placeholders(text) - {"count"} for f in forms)
+            continue
+        assert _placeholders(text) == _placeholders(he[key]), key
+
+
+def test_plural_forms_say_the_count() -> None:
+    # "1 cards" is wrong: the one-form of each plural message says one, the other-form the count
+    for lang in LANGUAGES:
+        cat = _catalogue(lang)
+        for key, text in cat.items():
+            if key.endswith("#other"):
+                assert "{count}" in text, (lang, key)
+    en = _catalogue("en")
+    assert en["seat.cards#one"] == "1 card"
+    assert "1 point," in en["coach.r.sheds_keeps#one"]
 
 
 def test_every_key_used_exists() -> None:
@@ -99,7 +135,7 @@ def test_every_key_used_exists() -> None:
     used |= {f"net.{s}" for s in ("connecting", "open", "reconnecting", "no_room", "forbidden")}
     assert any(key.startswith("turn.") for key in used)
     for cat, lang in zip(cats, LANGUAGES, strict=True):
-        missing = sorted(used - set(cat))
+        missing = sorted(k for k in used - set(cat) if f"{k}#other" not in cat)
         assert not missing, f"{lang}.json lacks {missing}"
 
 
@@ -303,5 +339,6 @@ def test_narrate_keys_exist_in_both_catalogues() -> None:
     keys = set(re.findall(r"""["'](log\.[a-z_]+|list\.[a-z_]+)["']""", text))
     assert len(keys) >= 20, keys
     for lang in LANGUAGES:
-        missing = sorted(keys - set(_catalogue(lang)))
+        cat = _catalogue(lang)
+        missing = sorted(k for k in keys - set(cat) if f"{k}#other" not in cat)
         assert not missing, f"{lang}.json lacks {missing}"

@@ -2,7 +2,7 @@
 // statistics, and a replay viewer (#/history/ID) that steps through a finished game move by
 // move with every hand shown. Everything the server sent is put in as text, never markup.
 import { h, replace } from "./dom.js";
-import { t, num, language } from "./i18n.js";
+import { t, tn, num, language } from "./i18n.js";
 import { api, playerKey } from "./api.js";
 import { cardFace, cardsName, cardName, cardShort, cardOrder, handValue } from "./cards.js";
 import { store } from "./store.js";
@@ -308,7 +308,7 @@ export class ReplayScreen {
         h("div", {},
           h("h2", { class: "replay-label", text: t("history.pile") }),
           cardRow(step.pile, t("history.pile"), "replay-pile")),
-        h("p", { text: t("history.stock", { count: num(step.stock) }) })),
+        h("p", { text: tn("history.stock", step.stock) })),
       h("ol", { class: "replay-seats" }, seats),
       h("p", { class: "note", text: t("history.keys") })));
     // the page's live region (index.html) tells each new step; this page is redrawn whole

@@ -49,6 +49,16 @@ export function t(key, params) {
   return text;
 }
 
+/** A message that depends on a count, by the language's plural rules (Intl.PluralRules):
+ * the key "KEY#one", "KEY#two", ... of the count's category, else "KEY#other". The count is
+ * passed as {count}, written in the page's language, unless params give it otherwise. */
+export function tn(key, count, params) {
+  const category = new Intl.PluralRules(current).select(count);
+  const chosen = `${key}#${category}`;
+  const found = chosen in messages || chosen in fallback ? chosen : `${key}#other`;
+  return t(found, { count: num(count), ...(params || {}) });
+}
+
 /** A number in the page's language. */
 export function num(value, options) {
   return new Intl.NumberFormat(current, options).format(value);

@@ -6,9 +6,12 @@
 /**
  * The lines of a round's story, oldest first.
  * view: {names, seat (null for a spectator), rules: {draw_first}, events: [...]};
- * t(key, params): a catalogue message; card(code): a card's printed form ("7♥").
+ * t(key, params): a catalogue message; card(code): a card's printed form ("7♥");
+ * tn(key, count, params): a message by the count's plural form (i18n.js's tn), by default
+ * the "other" form.
  */
-export function narrate(view, t, card) {
+export function narrate(view, t, card, tn) {
+  const plural = tn || ((key, count, params) => t(`${key}#other`, { count, ...(params || {}) }));
   const you = view.seat === null || view.seat === undefined ? null : view.seat;
   const drawFirst = Boolean(view.rules && view.rules.draw_first);
   const names = view.names || [];
@@ -83,7 +86,7 @@ export function narrate(view, t, card) {
         break;
       }
       case "refill":
-        note(t("log.refill", { count: event.count }));
+        note(plural("log.refill", event.count));
         break;
       case "showdown": {
         const r = event.result || {};

@@ -1,6 +1,6 @@
 // The table: renders each `state` message (state down) and sends moves (messages up).
 import { h, replace } from "./dom.js";
-import { t, num, language } from "./i18n.js";
+import { t, tn, num, language } from "./i18n.js";
 import { cardFace, cardBack, cardName, cardsName, cardShort, cardOrder, handValue }
   from "./cards.js";
 import { GameSocket, moveId } from "./socket.js";
@@ -347,7 +347,7 @@ export class TableScreen {
   story() {
     const v = this.view;
     if (!v) return [];
-    return [...this.pastRounds, v].flatMap((view) => narrate(view, t, cardShort));
+    return [...this.pastRounds, v].flatMap((view) => narrate(view, t, cardShort, tn));
   }
 
   /** The live region: the last line of the log, and what to do when it is the player's turn
@@ -451,15 +451,15 @@ export class TableScreen {
         ].filter(Boolean).join(" · ");
         return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
           "data-seat": seat,
-          "aria-label": t("seat.label", { name: v.names[seat], cards: size,
-            score: v.scores[seat] }), "aria-current": turn ? "true" : null },
+          "aria-label": t("seat.label", { name: v.names[seat], cards: tn("seat.cards", size),
+            score: num(v.scores[seat]) }), "aria-current": turn ? "true" : null },
         h("div", { class: "seat-head" },
           h("span", { class: "seat-name", text: v.names[seat] }),
           h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) })),
         status ? h("div", { class: "seat-status", text: status }) : null,
         h("div", { class: "backs", "aria-hidden": "true" },
           Array.from({ length: Math.min(size, 10) }, () => h("span", { class: "back" }, cardBack()))),
-        h("div", { class: "seat-count", text: t("seat.cards", { count: size }) }),
+        h("div", { class: "seat-count", text: tn("seat.cards", size) }),
         known.length ? h("div", { class: "known", "aria-label": t("seat.known",
           { cards: cardsName(known) }) },
         h("span", { class: "known-label", "aria-hidden": "true", text: t("seat.known_short") }),
@@ -484,7 +484,7 @@ export class TableScreen {
       h("div", { class: "stock" },
         h("button", { class: `card stock-card${stockOk ? " glow" : ""}`, "data-key": "stock",
           disabled: !stockOk, onclick: () => this.draw(null),
-          "aria-label": t("table.stock", { count: v.stock_size }) },
+          "aria-label": tn("table.stock", v.stock_size) },
         cardBack(),
         h("span", { class: "count", "aria-hidden": "true", text: num(v.stock_size) }))),
       h("div", { class: "pile", role: "group", "aria-label": t("table.pile") },
