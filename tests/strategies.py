@@ -34,6 +34,11 @@ def rule_sets(draw: st.DrawFn) -> RuleSet:
         end_mode=draw(st.sampled_from(CHOICES["end_mode"])),
         score_limit=draw(st.sampled_from([40, 100, 200])),
         slapdown=draw(st.sampled_from(CHOICES["slapdown"])),
+        joker_pair=draw(st.booleans()),
+        run_naturals=draw(st.integers(1, 2)),
+        max_set=draw(st.sampled_from([0, 2, 3, 4])),
+        assaf_ties=draw(st.sampled_from(CHOICES["assaf_ties"])),
+        slap_empty_hand=draw(st.sampled_from(CHOICES["slap_empty_hand"])),
     )
 
 

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from yaniv import discards as D
-from yaniv.cards import RANK, SUIT, cards_of, deck, make_card, mask_of, parse_cards
+from yaniv.cards import NAMES, RANK, SUIT, cards_of, deck, make_card, mask_of, parse_cards
+from yaniv.moves import Discard
 from yaniv.rules import CHOICES, RuleSet
 
 rule_sets = st.builds(
@@ -17,6 +18,9 @@ rule_sets = st.builds(
     joker_in_run=st.sampled_from(CHOICES["joker_in_run"]),
     pickup=st.sampled_from(CHOICES["pickup"]),
     slapdown=st.sampled_from(CHOICES["slapdown"]),
+    joker_pair=st.booleans(),
+    run_naturals=st.integers(1, 2),
+    max_set=st.sampled_from([0, 2, 3, 4]),
 )
 
 
@@ -67,14 +71,19 @@ def listed_in_order(hand: list[int], rules: RuleSet) -> list[tuple[int, ...]]:
             part = [x for x in cards_of(mask) if x < 52 and RANK[x] == rank] + set_jokers
             if len(part) >= 2:
                 every = D.legal_discards(mask_of(part), rules)
-                out += [d.cards for d in every if D.classify(d.cards, rules) == D.SET]
+                out += [
+                    d.cards
+                    for d in every
+                    if D.classify(d.cards, rules) == D.SET and min(d.cards) < 52  # not the pair
+                ]
         if suit not in suits_seen:
             suits_seen.add(suit)
             part = [x for x in cards_of(mask) if x < 52 and SUIT[x] == suit] + run_jokers
             if len(part) >= 3:
                 every = D.legal_discards(mask_of(part), rules)
                 out += [d.cards for d in every if D.classify(d.cards, rules) == D.RUN]
-    return out + [(j,) for j in sorted(hand) if j >= 52]
+    pair = [(52, 53)] if rules.joker_pair and {52, 53} <= set(hand) else []
+    return out + [(j,) for j in sorted(hand) if j >= 52] + pair
 
 
 @given(st.one_of(hands(), st.lists(st.sampled_from(deck(2)), max_size=8, unique=True)), rule_sets)
@@ -120,3 +129,44 @@ def test_slap_positions() -> None:
     pair = tuple(parse_cards("7H 7S"))
     assert D.slap_position(pair, D.SET, seven_c, "rank") == 1
     assert D.slap_position(pair, D.SET, 52, "rank") == 0
+
+
+def test_house_rule_options_of_what_is_a_discard() -> None:
+    pair = tuple(parse_cards("RJ BJ"))
+    assert D.classify(pair, RuleSet(joker_pair=True)) == D.SET
+    assert D.classify(pair[::-1], RuleSet(joker_pair=True)) == D.SET
+    assert D.canonical(pair[::-1], D.SET, RuleSet(joker_pair=True, slapdown="rank")) == pair
+    assert D.classify(tuple(parse_cards("RJ BJ 3C")), RuleSet(run_naturals=2)) == D.BROKEN
+    assert D.classify(tuple(parse_cards("RJ 2C 3C")), RuleSet(run_naturals=2)) == D.RUN
+    four = tuple(parse_cards("7H 7S 7D 7C"))
+    assert D.classify(four, RuleSet(max_set=3)) == D.BROKEN
+    assert D.classify(four[:3], RuleSet(max_set=3)) == D.SET
+    assert D.classify(four + (52,), RuleSet(jokers_in_sets=True, max_set=4)) == D.BROKEN
+    # A slap never grows a set past max_set; a joker never matches (R8, R22).
+    assert D.slap_position(four[:3], D.SET, four[3], "rank", max_set=3) == 0
+    assert D.slap_position(four[:2], D.SET, four[3], "rank", max_set=3) == 1
+    assert D.slap_position(pair, D.SET, four[0], "rank") == 0
+    assert D.slap_position(four[:2], D.SET, 53, "rank_or_run") == 0
+
+
+def test_a_run_given_out_of_order_lies_in_its_one_order() -> None:
+    rules = RuleSet()
+
+    def orders(text: str, rules: RuleSet = rules) -> list[str]:
+        return [" ".join(NAMES[c] for c in o) for o in D.laid_orders(parse_cards(text), rules)]
+
+    assert orders("5H 3H 4H") == ["3H 4H 5H"]
+    assert orders("9H RJ 7H") == ["7H RJ 9H"]
+    assert orders("KH QH RJ") == ["RJ QH KH"]  # nothing above the king
+    assert orders("6H RJ 5H") == ["RJ 5H 6H", "5H 6H RJ"]  # the order decides
+    assert orders("6H RJ 5H", RuleSet(joker_in_run="gaps_only")) == []
+    assert orders("8H BJ 5H RJ") == ["5H BJ RJ 8H"]  # the jokers keep their given order
+    assert orders("5H 5D 5S") == orders("3H 4D 5H") == orders("3H 5H") == []
+    laid = D.as_laid(Discard(tuple(parse_cards("5H 3H 4H"))), rules)
+    assert laid == Discard(tuple(parse_cards("3H 4H 5H")))
+    ambiguous = Discard(tuple(parse_cards("6H RJ 5H")))
+    assert D.as_laid(ambiguous, rules) is ambiguous
+    listed = D.legal_discards(mask_of(parse_cards("3H 4H 5H 6H RJ")), rules)
+    assert Discard(tuple(parse_cards("5H 3H 4H"))) in listed
+    assert Discard(tuple(parse_cards("5H 3H 4H"))) not in list(listed)  # listed once, laid
+    assert ambiguous not in listed

@@ -13,7 +13,8 @@ from strategies import rule_sets
 from yaniv import Game, IllegalMoveError, MoveError, Phase, ResultKind, RuleSet, SetupError, record
 from yaniv import discards as D
 from yaniv.cards import VALUE, deck
-from yaniv.moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move
+from yaniv.moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
+from yaniv.rules import CHOICES
 
 
 def check_cards(game: Game) -> None:
@@ -25,8 +26,14 @@ def check_cards(game: Game) -> None:
         assert game.values[seat] == sum(VALUE[c] for c in hand)
         if game.phase is Phase.START:
             # Mid-turn, a discard-first player may have shed the whole hand before drawing;
-            # after a showdown, a player just out still shows the hand.
-            assert (len(hand) >= 1) != game.out[seat]
+            # after a showdown, a player just out still shows the hand; a slap may empty a
+            # hand where slap_empty_hand allows it (R22), which then may only call Yaniv.
+            if game.out[seat]:
+                assert not hand
+            elif not hand:
+                assert game.rules.slap_empty_hand == "yaniv_next"
+                if seat == game.to_move:
+                    assert list(game.legal_moves()) == [YANIV]
         cards += hand
     cards += game.stock
     for group in game.pile:
@@ -52,6 +59,7 @@ def candidates(game: Game, rng: random.Random) -> list[Move]:
 
 
 def canonical(game: Game, move: Move) -> Move:
+    move = D.as_laid(move, game.rules)  # a run given out of order, where one order lies (R9)
     if isinstance(move, Discard):
         kind = D.classify(move.cards, game.rules)
         if kind != D.BROKEN:
@@ -59,17 +67,24 @@ def canonical(game: Game, move: Move) -> Move:
     return move
 
 
-def expected_points(game: Game, caller: int) -> tuple[ResultKind, list[int]]:
-    """R14, R15 from the hand values, written independently of the engine's showdown."""
-    rules, v = game.rules, game.values
+def expected_points(game: Game, caller: int, v: list[int]) -> tuple[ResultKind, list[int]]:
+    """R14, R15 from the hand values ``v``, written independently of the engine's showdown."""
+    rules = game.rules
     others = [s for s in game.active_seats() if s != caller]
     points = [0] * game.n
     if v[caller] > rules.yaniv_threshold:
         kind = ResultKind.DELIBERATE
-        under = [v[s] for s in others if v[s] <= rules.yaniv_threshold]
+        under = [s for s in others if v[s] <= rules.yaniv_threshold]
     else:
-        under = [v[s] for s in others if v[s] <= v[caller]]
+        under = [s for s in others if v[s] <= v[caller]]
         kind = ResultKind.ASSAF if under else ResultKind.YANIV
+    lowest = [s for s in under if v[s] == min(v[u] for u in under)]
+    # assaf_ties: of the tied lowest, the nearest on the caller's left or right alone.
+    distance = {s: (s - caller) % game.n for s in lowest}
+    if rules.assaf_ties == "clockwise" and lowest:
+        lowest = [min(lowest, key=distance.__getitem__)]
+    elif rules.assaf_ties == "counterclockwise" and lowest:
+        lowest = [max(lowest, key=distance.__getitem__)]
     if kind is ResultKind.YANIV:
         for s in others:
             points[s] = v[s]
@@ -78,16 +93,17 @@ def expected_points(game: Game, caller: int) -> tuple[ResultKind, list[int]]:
     else:
         points[caller] = v[caller] + rules.assaf_penalty
         for s in others:
-            points[s] = 0 if under and v[s] == min(under) else v[s]
+            points[s] = 0 if s in lowest else v[s]
     return kind, points
 
 
-def check_round_end(game: Game, before: Game, caller: int) -> None:
-    """R16-R20: points, bonus, elimination or first-over, winners."""
+def check_round_end(game: Game, before: Game, caller: int, values: list[int]) -> None:
+    """R16-R20: points, bonus, elimination or first-over, winners, from the hand ``values`` at
+    the showdown."""
     result = game.result
     assert result is not None
     rules = game.rules
-    kind, points = expected_points(before, caller)
+    kind, points = expected_points(before, caller, values)
     assert result.kind is kind
     assert list(result.points) == points
     for s in range(game.n):
@@ -114,13 +130,13 @@ def check_round_end(game: Game, before: Game, caller: int) -> None:
         if over:
             low = min(game.scores[s] for s in active)
             assert game.winners == tuple(s for s in active if game.scores[s] == low)
-    winner, starter = r17_oracle(before, caller, game.out, game.is_over)
+    winner, starter = r17_oracle(before, caller, values, game.out, game.is_over)
     assert result.winner == winner
     assert result.next_starter == starter
 
 
 def r17_oracle(
-    before: Game, caller: int, out_after: list[bool], over: bool
+    before: Game, caller: int, v: list[int], out_after: list[bool], over: bool
 ) -> tuple[int, int | None]:
     """R17 and R6 read from RULES.md: the round's winner and who starts the next round.
 
@@ -129,7 +145,7 @@ def r17_oracle(
     with nobody there, the caller's left neighbour among the remaining players; an eliminated
     winner hands over to the next remaining player clockwise.
     """
-    n, rules, v = before.n, before.rules, before.values
+    n, rules = before.n, before.rules
     clockwise = [(caller + k) % n for k in range(1, n)]
     others = [s for s in clockwise if not before.out[s]]
     limit = rules.yaniv_threshold if v[caller] > rules.yaniv_threshold else v[caller]
@@ -142,7 +158,8 @@ def r17_oracle(
         winner = caller
     elif low:
         best = min(v[s] for s in low)
-        winner = next(s for s in low if v[s] == best)
+        tied = [s for s in low if v[s] == best]  # clockwise from the caller
+        winner = tied[-1] if rules.assaf_ties == "counterclockwise" else tied[0]
     else:
         winner = (
             next(s for s in others if not out_after[s])
@@ -202,7 +219,16 @@ def test_random_play_keeps_every_rule(rules: RuleSet, players: int, seed: int) -
         before = game.clone()
         game.play(move, seat=p)
         if move == YANIV:
-            check_round_end(game, before, p)
+            check_round_end(game, before, p, before.values)
+        elif isinstance(move, Slap) and not before.counts[p] - 1:  # R22's slap_empty_hand
+            assert rules.slap_empty_hand != "never"
+            values = [*before.values[:p], 0, *before.values[p + 1 :]]
+            if rules.slap_empty_hand == "yaniv_now":  # the slap is a Yaniv call with 0
+                check_round_end(game, before, p, values)
+            else:
+                assert game.phase is Phase.START and game.counts[p] == 0
+        else:
+            assert game.phase < Phase.ROUND_OVER
     replayed = record.replay(json.loads(record.dumps(game)))
     assert replayed.fingerprint() == game.fingerprint()
 
@@ -335,3 +361,31 @@ def test_a_card_drawn_from_a_group_leaves_the_rest_in_laid_order(
     game.play("discard 9S")
     game.play("draw AC")  # a single card taken: its group leaves the pile
     assert game.position()["discards"] == [left, ["9S"]]
+
+
+@given(
+    st.integers(2, 8),
+    st.integers(0, 2**32),
+    st.sampled_from(CHOICES["assaf_ties"]),
+    st.booleans(),
+    st.sampled_from(CHOICES["assaf_scoring"]),
+)
+def test_showdowns_with_ties_follow_assaf_ties(
+    players: int, seed: int, ties: str, deliberate: bool, scoring: str
+) -> None:
+    # Low hands from few values, so that ties for the lowest are the rule, not the exception.
+    rng = random.Random(seed)
+    rules = RuleSet(
+        assaf_ties=ties, yaniv_above_threshold=deliberate, assaf_scoring=scoring, jokers=0
+    )
+    cards = [c for c in deck(0) if VALUE[c] <= 4]
+    rng.shuffle(cards)
+    hands = [[cards.pop()] for _ in range(players)]
+    caller = rng.randrange(players)
+    if deliberate and rng.random() < 0.5:
+        hands[caller] = [c for c in deck(0) if VALUE[c] == 10][:2]  # 20: above the threshold
+    rest = [c for c in deck(0) if c not in {x for h in hands for x in h}]
+    game = Game.from_position(rules, hands, rest[:5], [rest[5:6]], caller)
+    before = game.clone()
+    game.play("yaniv")
+    check_round_end(game, before, caller, before.values)

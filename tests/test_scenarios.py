@@ -1,4 +1,5 @@
-"""Every rule scenario: the project's own copy, and the shared suite beside the checkout."""
+"""Every rule scenario: the project's own copy, and the shared suite beside the checkout, each
+with its ``next/`` folder (the options added last)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ import pytest
 from yaniv.scenarios import load, run_files, run_scenario
 
 HERE = Path(__file__).parent
-OWN = sorted((HERE / "conformance").glob("*.json"))
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json")) + sorted(folder.glob("next/*.json"))
+
+
+OWN = _files(HERE / "conformance")
 SHARED_DIR = HERE.parent.parent / "shared" / "conformance"
-SHARED = sorted(SHARED_DIR.glob("*.json")) if SHARED_DIR.is_dir() else []
+SHARED = _files(SHARED_DIR) if SHARED_DIR.is_dir() else []
 
 
 def _cases(files: list[Path]) -> list[Any]:
@@ -40,8 +47,14 @@ def test_shared_suite(scenario: dict[str, Any]) -> None:
 
 
 def test_own_copy_is_complete() -> None:
-    assert len(OWN) >= 6
-    assert sum(len(load(p)) for p in OWN) >= 67
+    assert len(OWN) >= 7
+    assert sum(len(load(p)) for p in OWN) >= 67 + 25
+    if SHARED:  # the copy follows the shared suite, file by file
+        assert [p.relative_to(HERE / "conformance") for p in OWN] == [
+            p.relative_to(SHARED_DIR) for p in SHARED
+        ]
+        for own, shared in zip(OWN, SHARED, strict=True):
+            assert load(own) == load(shared), f"{own} differs from {shared}"
 
 
 BROKEN = [

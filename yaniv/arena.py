@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import deck
+from .discards import as_laid
 from .errors import YanivError
 from .game import Deal, Game, Phase, ResultKind
 from .moves import YANIV
@@ -196,6 +197,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
                 startup[seat] = ms  # a program's start-up is not a decision's time
             else:
                 times[seat].append(ms)
+            move = as_laid(move, task.rules)  # a run given out of order, laid (R9)
             why = game.why_illegal(move)
             if why is not None:
                 errors.append((seat, f"{seats[seat]} played an illegal move '{move}': {why}"))

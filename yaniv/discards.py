@@ -24,18 +24,20 @@ def classify(cards: tuple[Card, ...], rules: RuleSet) -> int:
     """SINGLE, SET or RUN for a legal discard in this laid order; BROKEN otherwise.
 
     A group that reads both as a set and as a run (one natural card and jokers, with
-    ``jokers_in_sets``) is a set.
+    ``jokers_in_sets``) is a set. Two jokers alone are a set with ``joker_pair``.
     """
     n = len(cards)
     if n == 1:
         return SINGLE
     naturals = [c for c in cards if c < 52]
     if not naturals:
-        return BROKEN
+        return SET if n == 2 and rules.joker_pair else BROKEN
     rank = RANK[naturals[0]]
     if all(RANK[c] == rank for c in naturals) and (len(naturals) == n or rules.jokers_in_sets):
-        return SET
-    if n < 3 or (rules.joker_in_run == "never" and len(naturals) != n):
+        return BROKEN if rules.max_set and n > rules.max_set else SET
+    if n < 3 or len(naturals) < rules.run_naturals:
+        return BROKEN
+    if rules.joker_in_run == "never" and len(naturals) != n:
         return BROKEN
     suit = SUIT[naturals[0]]
     first = next(i for i, c in enumerate(cards) if c < 52)
@@ -48,6 +50,50 @@ def classify(cards: tuple[Card, ...], rules: RuleSet) -> int:
     if rules.joker_in_run == "gaps_only" and (cards[0] >= 52 or cards[-1] >= 52):
         return BROKEN
     return RUN
+
+
+def laid_orders(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
+    """The orders in which ``cards`` lie as a run (R9's input convenience), whatever the order
+    they are given in; the jokers keep the order they were given in among themselves.
+
+    >>> from yaniv.cards import parse_cards, cards_text
+    >>> [cards_text(o) for o in laid_orders(parse_cards("5H 3H 4H"), RuleSet())]
+    ['3H 4H 5H']
+    >>> [cards_text(o) for o in laid_orders(parse_cards("6H RJ 5H"), RuleSet())]
+    ['RJ 5H 6H', '5H 6H RJ']
+    """
+    n = len(cards)
+    if n < 3:
+        return []
+    jokers = [c for c in cards if c >= 52]
+    naturals = sorted((c for c in cards if c < 52), key=RANK.__getitem__)
+    if not naturals or len({RANK[c] for c in naturals}) != len(naturals):
+        return []
+    lo, hi = RANK[naturals[0]], RANK[naturals[-1]]
+    extra = n - (hi - lo + 1)  # the jokers left over once the gaps are filled
+    if extra < 0:
+        return []
+    by_rank = {RANK[c]: c for c in naturals}
+    out = []
+    for above in range(extra + 1):  # the leftover jokers above the naturals, the rest below
+        start = lo - (extra - above)
+        if start < 1 or start + n - 1 > 13:
+            continue
+        fill = iter(jokers)
+        laid = tuple(by_rank[r] if r in by_rank else next(fill) for r in range(start, start + n))
+        if classify(laid, rules) == RUN:
+            out.append(laid)
+    return out
+
+
+def as_laid(move: Move, rules: RuleSet) -> Move:
+    """``move``, or, for a discard given out of order whose cards lie as a run in exactly one
+    order, that discard in its laid order (R9)."""
+    if isinstance(move, Discard) and len(move.cards) > 2 and classify(move.cards, rules) < 0:
+        orders = laid_orders(move.cards, rules)
+        if len(orders) == 1:
+            return Discard(orders[0])
+    return move
 
 
 def run_low(cards: tuple[Card, ...]) -> int:
@@ -75,11 +121,19 @@ def pickable(group: tuple[Card, ...], kind: int, pickup: str) -> tuple[Card, ...
     return (group[0], *inner, group[-1])
 
 
-def slap_position(group: tuple[Card, ...], kind: int, card: Card, mode: str) -> int:
-    """Where ``card`` may be slapped onto ``group``: 1 at the end, -1 at the start, 0 not at all."""
+def slap_position(
+    group: tuple[Card, ...], kind: int, card: Card, mode: str, max_set: int = 0
+) -> int:
+    """Where ``card`` may be slapped onto ``group``: 1 at the end, -1 at the start, 0 not at all.
+
+    A joker is never slapped, and a set's jokers never make a card match (R22); a slap never
+    makes a set larger than ``max_set`` (R8).
+    """
     if mode == "off" or card >= 52 or kind == BROKEN:
         return 0
     if kind != RUN:
+        if max_set and len(group) >= max_set:
+            return 0
         natural = next((c for c in group if c < 52), None)
         return 1 if natural is not None and RANK[natural] == RANK[card] else 0
     if mode != "rank_or_run":
@@ -103,7 +157,7 @@ def canonical(cards: tuple[Card, ...], kind: int, rules: RuleSet) -> tuple[Card,
     """
     if kind != SET:
         return cards
-    if rules.pickup != "ends":
+    if rules.pickup != "ends" or min(cards) >= 52:  # no natural card: the joker pair
         return tuple(sorted(cards))
     first, last = cards[0], cards[-1]
     if rules.slapdown == "off" and first > last:
@@ -120,7 +174,8 @@ class MoveList(tuple[_M, ...]):
     """Legal moves, one per distinct outcome; ``in`` also finds a set laid in any other order.
 
     R9 leaves a set's order to the player, so ``discard TC TS`` is legal and ``in`` the list
-    whenever ``discard TS TC`` is listed. Each rule variant has its own subclass (made by
+    whenever ``discard TS TC`` is listed; a run given out of order is ``in`` it where its
+    cards lie in one order only. Each rule variant has its own subclass (made by
     ``move_list``) that knows the rules, so an instance is exactly a tuple in memory.
     """
 
@@ -132,26 +187,42 @@ class MoveList(tuple[_M, ...]):
             return True
         if isinstance(move, Discard) and len(move.cards) > 1:
             rules = self.rules
-            if classify(move.cards, rules) == SET:
+            kind = classify(move.cards, rules)
+            if kind == SET:
                 return tuple.__contains__(self, Discard(canonical(move.cards, SET, rules)))
+            if kind == BROKEN:  # a run given out of order, where only one order lies (R9)
+                laid = as_laid(move, rules)
+                return laid is not move and tuple.__contains__(self, laid)
         return False
 
 
-_LIST_TYPES: dict[tuple[bool, str, int], type[MoveList[Any]]] = {}
+#: What legal discards and their canonical orders depend on: jokers_in_sets, joker_in_run,
+#: the set order (0: sorted, 1: ends as a pair, 2: every first and last card), joker_pair,
+#: run_naturals and max_set.
+Variant = tuple[bool, str, int, bool, int, int]
+
+_LIST_TYPES: dict[Variant, type[MoveList[Any]]] = {}
 
 
-def _variant(rules: RuleSet) -> tuple[bool, str, int]:
+def variant(rules: RuleSet) -> Variant:
     """What legal discards and their canonical order depend on: one table per variant."""
     order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
-    return (rules.jokers_in_sets, rules.joker_in_run, order)
+    return (
+        rules.jokers_in_sets,
+        rules.joker_in_run,
+        order,
+        rules.joker_pair,
+        rules.run_naturals,
+        rules.max_set,
+    )
 
 
 def move_list(moves: Iterable[_M], rules: RuleSet) -> MoveList[_M]:
-    """``moves`` as a MoveList whose ``in`` knows the set orders these rules permit."""
-    return _list_type(_variant(rules), rules)(moves)
+    """``moves`` as a MoveList whose ``in`` knows the orders these rules permit."""
+    return _list_type(variant(rules), rules)(moves)
 
 
-def _list_type(key: tuple[bool, str, int], rules: RuleSet) -> type[MoveList[Any]]:
+def _list_type(key: Variant, rules: RuleSet) -> type[MoveList[Any]]:
     found = _LIST_TYPES.get(key)
     if found is None:
         found = _LIST_TYPES[key] = cast(
@@ -166,11 +237,13 @@ def _list_type(key: tuple[bool, str, int], rules: RuleSet) -> type[MoveList[Any]
 #: memory flat over any number of games; composing a new hand costs a few microseconds.
 _TABLE_LIMIT = 1 << 15
 #: Per rule variant: whole hand -> its discards; and the parts they are composed of.
-_TABLES: dict[tuple[bool, str, int], dict[int, MoveList[Discard]]] = {}
-_SETS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
-_RUNS: dict[tuple[bool, str, int], dict[int, tuple[Discard, ...]]] = {}
+_TABLES: dict[Variant, dict[int, MoveList[Discard]]] = {}
+_SETS: dict[Variant, dict[int, tuple[Discard, ...]]] = {}
+_RUNS: dict[Variant, dict[int, tuple[Discard, ...]]] = {}
 #: Per rule variant: the function that serves a hand's discards from those tables.
-_LISTERS: dict[tuple[bool, str, int], Callable[[int], MoveList[Discard]]] = {}
+_LISTERS: dict[Variant, Callable[[int], MoveList[Discard]]] = {}
+#: The joker pair (R8's ``joker_pair``), in its one laid order.
+JOKER_PAIR = Discard((52, 53))
 
 _SINGLES: tuple[Discard, ...] = tuple(Discard((c,)) for c in range(54))
 _JOKER_BITS = (1 << 52) | (1 << 53)
@@ -195,15 +268,16 @@ def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
 def discards_of(rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
     """``legal_discards`` for these rules, as a function of the hand alone (a game keeps one:
     its hot loop then skips finding the rules' tables at every turn)."""
-    key = _variant(rules)
+    key = variant(rules)
     found = _LISTERS.get(key)
     if found is None:
         found = _LISTERS[key] = _lister(key, rules)
     return found
 
 
-def _lister(key: tuple[bool, str, int], rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
-    jokers_in_sets, joker_in_run, order = key
+def _lister(key: Variant, rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
+    jokers_in_sets, joker_in_run, order, joker_pair, run_naturals, max_set = key
+    pair = JOKER_PAIR if joker_pair else None
     table: dict[int, MoveList[Discard]] = _TABLES.setdefault(key, {})
     sets = _SETS.setdefault(key, {})
     runs = _RUNS.setdefault(key, {})
@@ -213,14 +287,14 @@ def _lister(key: tuple[bool, str, int], rules: RuleSet) -> Callable[[int], MoveL
     def of_rank(part: int) -> tuple[Discard, ...]:
         found = sets.get(part)
         if found is None:
-            found = sets[part] = tuple(Discard(cs) for cs in _rank_sets(part, order))
+            found = sets[part] = tuple(Discard(cs) for cs in _rank_sets(part, order, max_set))
         return found
 
     def of_suit(part: int) -> tuple[Discard, ...]:
         found = runs.get(part)
         if found is None:
             found = runs[part] = tuple(
-                Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets)
+                Discard(cs) for cs in _suit_runs(part, joker_in_run, jokers_in_sets, run_naturals)
             )
         return found
 
@@ -230,7 +304,16 @@ def _lister(key: tuple[bool, str, int], rules: RuleSet) -> Callable[[int], MoveL
             if len(table) >= _TABLE_LIMIT:
                 table.clear()
             found = table[hand] = make(
-                compose(hand, jokers_in_sets, joker_in_run, _SINGLES, of_rank, of_suit)
+                compose(
+                    hand,
+                    jokers_in_sets,
+                    joker_in_run,
+                    _SINGLES,
+                    of_rank,
+                    of_suit,
+                    pair=pair,
+                    run_naturals=run_naturals,
+                )
             )
         return found
 
@@ -247,15 +330,19 @@ def compose(
     singles: Sequence[_T],
     of_rank: Callable[[int], Sequence[_T]],
     of_suit: Callable[[int], Sequence[_T]],
+    *,
+    pair: _T | None = None,
+    run_naturals: int = 1,
 ) -> list[_T]:
     """A hand's discards from its parts: ``singles[card]`` for each card, ``of_rank(part)`` for
     the cards of each rank held twice or more (with the jokers where they may join a set) and
     ``of_suit(part)`` for the cards of each suit held three times or more (with the jokers
-    where they may join a run). The callers cache each part's discards, in their own form.
+    where they may join a run, ``run_naturals`` of them at least), and ``pair`` for both jokers
+    where they are a set. The callers cache each part's discards, in their own form.
 
     The order: the naturals in card order, each card's single followed by its rank's sets if
     it is the rank's first card, then by its suit's runs if it is the suit's first card; the
-    jokers' singles last."""
+    jokers' singles last, then their pair."""
     out: list[_T] = []
     append, extend = out.append, out.extend
     if hand < 1 << 52:  # no joker: most hands hold only single discards, found by bit tricks
@@ -272,7 +359,7 @@ def compose(
     jokers = hand & _JOKER_BITS
     set_jokers = jokers if jokers_in_sets else 0
     run_jokers = 0 if joker_in_run == "never" else jokers
-    runs_from = 3 - run_jokers.bit_count()  # the naturals a suit needs for runs
+    runs_from = max(3 - run_jokers.bit_count(), run_naturals)  # the naturals a suit needs
     naturals = hand ^ jokers
     # Suit by suit, each a 13-bit mask of ranks (bit 0 for the ace).
     s0, s1, s2 = naturals & _SUIT_MASK, naturals >> 13 & _SUIT_MASK, naturals >> 26 & _SUIT_MASK
@@ -296,18 +383,22 @@ def compose(
             if runs_here:
                 runs_here = False
                 extend(of_suit(naturals & _SUIT_MASK << base | run_jokers))
-    if jokers:  # the jokers come last, as single cards
+    if jokers:  # the jokers come last, as single cards, then as a pair
         for c in (52, 53):
             if jokers >> c & 1:
                 append(singles[c])
+        if pair is not None and jokers == _JOKER_BITS:
+            append(pair)
     return out
 
 
-def _suit_runs(part: int, joker_in_run: str, jokers_in_sets: bool) -> Iterator[tuple[Card, ...]]:
+def _suit_runs(
+    part: int, joker_in_run: str, jokers_in_sets: bool, run_naturals: int
+) -> Iterator[tuple[Card, ...]]:
     """The runs of one suit's naturals in ``part``, with its jokers if any."""
     cards = cards_of(part)
     # With jokers in sets, one natural card and jokers read as a set, never as a run.
-    fewest = 2 if jokers_in_sets else 1
+    fewest = max(2 if jokers_in_sets else 1, run_naturals)
     yield from _runs(
         [c for c in cards if c < 52],
         [c for c in cards if c >= 52],
@@ -316,10 +407,11 @@ def _suit_runs(part: int, joker_in_run: str, jokers_in_sets: bool) -> Iterator[t
     )
 
 
-def _rank_sets(part: int, order: int) -> Iterator[tuple[Card, ...]]:
-    """The sets of one rank's naturals in ``part``, with its jokers if any."""
+def _rank_sets(part: int, order: int, max_set: int) -> Iterator[tuple[Card, ...]]:
+    """The sets of one rank's naturals in ``part``, with its jokers if any, of at most
+    ``max_set`` cards (0: any number)."""
     pool = cards_of(part)  # naturals first: jokers are the highest cards
-    for size in range(2, len(pool) + 1):
+    for size in range(2, min(len(pool), max_set or len(pool)) + 1):
         for chosen in combinations(pool, size):
             if chosen[0] < 52:  # at least one natural
                 yield from _set_orders(chosen, order)

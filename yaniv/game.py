@@ -240,10 +240,17 @@ class Game:
             raise SetupError(f"phase {phase!r}: a position is one of {', '.join(_TURN_PHASES)}")
         # A hand holds the rule set's size at most, one more between draw and discard (R21).
         most = rules.hand_size + (turn is Phase.DISCARD)
+        # Only a slap leaves a hand empty, where the rules let it (R22's yaniv_next).
+        may_be_empty = rules.slap_empty_hand == "yaniv_next"
         for s, h in enumerate(hand_cards):
             if s in out_set and h:
                 raise SetupError(f"seat {s} is out but holds cards: {cards_text(h)}")
-            if s not in out_set and not h and not (turn is Phase.DRAW and s == to_move):
+            if (
+                s not in out_set
+                and not h
+                and not may_be_empty
+                and not (turn is Phase.DRAW and s == to_move)
+            ):
                 raise SetupError(f"seat {s} is in the game but holds no card")
             if len(h) > most:
                 raise SetupError(
@@ -563,8 +570,9 @@ class Game:
 
     def draw_options(self) -> list[Draw]:
         """What may be drawn now or, at the start of a discard-first turn, after the discard."""
-        if self.phase not in (_START, _DRAW):
-            return []
+        phase = self.phase
+        if phase is not _DRAW and (phase is not _START or not self.counts[self._to_move]):
+            return []  # (at the start of a turn, an empty hand may only call Yaniv: R22)
         pickable = self.pickable
         draws = _DRAWS_OF.get(pickable)
         if draws is None:
@@ -639,13 +647,24 @@ class Game:
                 missing = [c for c in move.cards if not self.hands[p] >> c & 1]
                 return f"seat {p} does not hold {cards_text(missing)}"
             if D.classify(move.cards, rules) == D.BROKEN:
-                return "the cards are not a single card, a set or a run in laid order (R8, R9)"
+                orders = D.laid_orders(move.cards, rules)
+                if len(orders) > 1:
+                    return (
+                        "the cards lie as a run in more than one order: "
+                        + " or ".join(cards_text(o) for o in orders)
+                        + "; give them in the order to lay (R9)"
+                    )
+                if not orders:
+                    return "the cards are not a single card, a set or a run (R8)"
+                move = Discard(orders[0])  # given out of order, laid in its one order (R9)
             if phase == _DISCARD:
                 if move.mask == self.hands[p]:
                     return "at least one card must stay in the hand (R21)"
                 if move.cards == (self.drawn,):
                     return f"{NAMES[self.drawn]} was just taken from the pile (R21)"
             return None
+        if phase == _START and not self.counts[p]:
+            return f"seat {p} holds no card: only a Yaniv call is left (R22)"
         if isinstance(move, Draw):
             if not (phase == _DRAW or (phase == _START and rules.draw_first)):
                 return "a draw is not due now: " + (
@@ -680,7 +699,7 @@ class Game:
         InvalidMoveError for text that is not a move, IllegalMoveError for a move the rules
         refuse; either way the game is unchanged.
         """
-        parsed = parse_move(move)
+        parsed = D.as_laid(parse_move(move), self.rules)  # a run given out of order (R9)
         if seat is not None and seat != self._to_move:
             acting = "nobody is" if self._to_move < 0 else f"seat {self._to_move} is"
             raise IllegalMoveError(
@@ -703,7 +722,7 @@ class Game:
         elif isinstance(move, Yaniv):
             return self._showdown(p)
         elif isinstance(move, Slap):
-            self._slap(p, move.card)
+            return self._slap(p, move.card)
         else:  # Pass
             self._events.append((Passed, p))
             self._end_turn(p)
@@ -732,8 +751,11 @@ class Game:
             if rules.slapdown != "off":
                 window = bool(
                     not rules.draw_first
-                    and self.counts[p]  # a slap may not empty the hand (R22)
-                    and D.slap_position(self.pile[-1], self.kinds[-1], card, rules.slapdown)
+                    # a slap may empty the hand only where slap_empty_hand allows it (R22)
+                    and (self.counts[p] or rules.slap_empty_hand != "never")
+                    and D.slap_position(
+                        self.pile[-1], self.kinds[-1], card, rules.slapdown, rules.max_set
+                    )
                 )
                 if window:
                     # The others must not learn that a slap window opened: until it closes
@@ -769,9 +791,10 @@ class Game:
         else:
             self._end_turn(p)
 
-    def _slap(self, p: int, card: Card) -> None:
+    def _slap(self, p: int, card: Card) -> RoundResult | None:
+        rules = self.rules
         group = self.pile[-1]
-        where = D.slap_position(group, self.kinds[-1], card, self.rules.slapdown)
+        where = D.slap_position(group, self.kinds[-1], card, rules.slapdown, rules.max_set)
         self.pile[-1] = (card, *group) if where < 0 else (*group, card)
         if self.kinds[-1] == D.SINGLE:
             self.kinds[-1] = D.SET
@@ -779,7 +802,10 @@ class Game:
         self.values[p] -= VALUE[card]
         self.counts[p] -= 1
         self._events.append((Slapped, p, card))
+        if not self.counts[p] and rules.slap_empty_hand == "yaniv_now":
+            return self._showdown(p)  # the slap is that player's Yaniv with 0 (R22)
         self._end_turn(p)
+        return None
 
     def _refill(self) -> None:
         """R11: the pile but its most recent group becomes the new, shuffled stock."""
@@ -836,6 +862,12 @@ class Game:
             kind = ResultKind.ASSAF if low else ResultKind.YANIV
         best = min((values[s] for s in low), default=0)
         zero = tuple(s for s in low if values[s] == best)
+        # Of several tied, one alone where assaf_ties says so: the first clockwise from the
+        # caller, or the first counter-clockwise (the last clockwise) (R14, R15).
+        if rules.assaf_ties == "clockwise":
+            zero = zero[:1]
+        elif rules.assaf_ties == "counterclockwise":
+            zero = zero[-1:]
         if kind is ResultKind.YANIV:
             for s in others:
                 points[s] = values[s]
@@ -1076,8 +1108,8 @@ def _check_turn(
     if turn is Phase.SLAP:
         if (
             drawn not in hand
-            or not len(hand) > 1
-            or not D.slap_position(groups[-1], kinds[-1], drawn, rules.slapdown)
+            or not (len(hand) > 1 or rules.slap_empty_hand != "never")
+            or not D.slap_position(groups[-1], kinds[-1], drawn, rules.slapdown, rules.max_set)
         ):
             raise SetupError(
                 "phase slap needs a drawn card, held, that may be slapped onto "

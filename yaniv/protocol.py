@@ -19,6 +19,7 @@ import subprocess
 import time
 from typing import Any, BinaryIO, TextIO
 
+from .discards import as_laid
 from .errors import ViewError, YanivError
 from .moves import Move, parse_move
 from .view import PlayerView
@@ -215,7 +216,7 @@ class CmdBot:
                 f"{self.command!r} answered an illegal move {text!r}; legal: "
                 + ", ".join(str(m) for m in itertools.islice(view.legal_moves, 8))
             )
-        return move
+        return as_laid(move, view.rules)  # a run given out of order, in its laid order (R9)
 
     def quit(self) -> None:
         """Send ``{"quit": true}`` (unless the program failed) and close its stdin; no wait."""

@@ -28,6 +28,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "bonus": ("halve", "subtract", "none"),
     "end_mode": ("elimination", "first_over"),
     "slapdown": ("off", "rank", "rank_or_run"),
+    "assaf_ties": ("all", "clockwise", "counterclockwise"),
+    "slap_empty_hand": ("never", "yaniv_now", "yaniv_next"),
 }
 
 #: Inclusive bounds of each integer option.
@@ -39,7 +41,13 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "score_limit": (1, 100_000),
     "bonus_step": (1, 100_000),
     "bonus_amount": (1, 100_000),
+    "run_naturals": (1, 2),
+    "max_set": (0, 6),
 }
+
+#: Integer values inside an option's bounds that are still refused, with the reason: a set
+#: has two cards at least, so a limit of one would forbid every set (say "0" for no limit).
+HOLES: dict[str, tuple[int, ...]] = {"max_set": (1,)}
 
 #: Bounds of each bonus target (the scores score_limit allows), and the most targets a rule
 #: set may list.
@@ -71,6 +79,13 @@ DESCRIPTIONS: dict[str, str] = {
     "end_mode": "over score_limit a player is out (elimination) or the game ends (first_over)",
     "score_limit": "the score a player must pass to be out or to end the game (R19, R20)",
     "slapdown": "slap down a matching card drawn from the stock (R22)",
+    "joker_pair": "two jokers alone are a set (R8)",
+    "run_naturals": "the natural cards a run needs at least: 1 or 2 (R8)",
+    "max_set": "the most cards a set may hold, jokers included; 0 for no limit (R8)",
+    "assaf_ties": "of several tied lowest in an Assaf: all score 0, or only the first "
+    "clockwise or counter-clockwise from the caller (R14, R15)",
+    "slap_empty_hand": "a slap that empties the hand: never, ends the round as a Yaniv with 0 "
+    "(yaniv_now), or leaves only a Yaniv call next turn (yaniv_next) (R22)",
 }
 
 
@@ -96,6 +111,11 @@ class RuleSet:
     end_mode: str = "elimination"
     score_limit: int = 200
     slapdown: str = "off"
+    joker_pair: bool = False
+    run_naturals: int = 1
+    max_set: int = 0
+    assaf_ties: str = "all"
+    slap_empty_hand: str = "never"
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -202,11 +222,9 @@ def _check(name: str, value: Any) -> None:
             allowed = ", ".join(repr(v) for v in CHOICES[name])
             raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: {allowed}")
     elif name in BOUNDS:
-        low, high = BOUNDS[name]
-        if not _in_range(value, low, high):
+        if not _in_range(value, *BOUNDS[name]) or value in HOLES.get(name, ()):
             raise RuleError(
-                f"bad value for option {name!r}: {_shown(value)}; "
-                f"allowed: an integer {low} to {high}"
+                f"bad value for option {name!r}: {_shown(value)}; allowed: {allowed_integers(name)}"
             )
     elif name == "bonus_targets":
         low, high = TARGET_BOUNDS
@@ -221,6 +239,14 @@ def _check(name: str, value: Any) -> None:
             )
     elif not isinstance(value, bool):
         raise RuleError(f"bad value for option {name!r}: {_shown(value)}; allowed: true, false")
+
+
+def allowed_integers(name: str) -> str:
+    """The values an integer option allows, in words: "an integer 0 to 6, but not 1"."""
+    low, high = BOUNDS[name]
+    holes = HOLES.get(name, ())
+    but = f", but not {', '.join(map(str, holes))}" if holes else ""
+    return f"an integer {low} to {high}{but}"
 
 
 def _parse_int(text: str) -> int | None:
@@ -242,10 +268,8 @@ def parse_option(name: str, text: str) -> Any:
     if name in BOUNDS:
         number = _parse_int(text)
         if number is None:
-            low, high = BOUNDS[name]
             raise RuleError(
-                f"bad value for option {name!r}: {_shown(text)}; "
-                f"expected an integer {low} to {high}"
+                f"bad value for option {name!r}: {_shown(text)}; expected {allowed_integers(name)}"
             )
         return number
     if name == "bonus_targets":
