@@ -124,7 +124,8 @@ def play_game(
             if view["phase"] == "game_over" or view["round"] > MAX_ROUNDS:
                 return str(code), tokens
             if view["phase"] == "round_over":
-                sockets[0].send_json({"type": "next_round"})
+                for ws in sockets:  # the next round is dealt once every person is ready
+                    ws.send_json({"type": "next_round"})
                 dealt = view["round"] + 1
                 while (view := next_state(sockets[0])["view"])["round"] != dealt:
                     pass

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +27,11 @@ from typing import Any
 
 from . import record
 from .bots.base import Bot, bot_names, get_bot
+from .discards import as_laid
 from .errors import IllegalMoveError, RecordError, SetupError, YanivError
-from .events import Event
+from .events import Discarded, Drew, Event, Passed, Showdown, Slapped
 from .game import Game, Phase
-from .moves import YANIV, Move, parse_move
+from .moves import YANIV, Discard, Draw, Move, Pass, Slap, Yaniv, parse_move
 from .narration import Line, Narrator
 from .rules import RuleSet
 from .state import RoundResult
@@ -40,6 +41,14 @@ from .view import PlayerView
 SEAT_KINDS = ("human", "remote", "bot", "program")
 #: The longest name a seat may have.
 MAX_NAME = 40
+#: The kind of move each kind of move event tells of (a deal and a refill are nobody's move).
+_EVENT_MOVES: dict[type, type] = {
+    Discarded: Discard,
+    Drew: Draw,
+    Slapped: Slap,
+    Passed: Pass,
+    Showdown: Yaniv,
+}
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,7 @@ class Table:
         record_path: str | Path | None = None,
         game: Game | None = None,
         time_limit: float = 10.0,
+        stand_in_moves: Iterable[Sequence[int]] = (),
     ) -> None:
         if not seats:
             raise SetupError("a table needs seats")
@@ -136,6 +146,18 @@ class Table:
         self._lock = threading.RLock()
         self._worker: ThreadPoolExecutor | None = None
         self._closed = False
+        # The moves a stand-in (the computer) made for a person: (round, index in the round).
+        self.stand_in_moves: set[tuple[int, int]] = set()
+        for entry in stand_in_moves:
+            if (
+                not isinstance(entry, (list, tuple))
+                or len(entry) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
+                or entry[0] < 1
+                or entry[1] < 0
+            ):
+                raise SetupError(f"a stand-in move is [round, index], not {entry!r:.40}")
+            self.stand_in_moves.add((entry[0], entry[1]))
 
     @classmethod
     def resume(
@@ -161,6 +183,8 @@ class Table:
                 seats = [Seat.from_dict(s) for s in table["seats"]]
             except SetupError as exc:
                 raise RecordError(f"{path}: {exc}") from None
+        extra = data.get("table")
+        stand_in = extra.get("stand_in", []) if isinstance(extra, dict) else []
         if tuple(s.name for s in seats) != game.names:
             raise RecordError(
                 f"the seats {[s.name for s in seats]} are not the record's "
@@ -172,6 +196,7 @@ class Table:
             game=game,
             time_limit=time_limit,
             record_path=path if record_path is None else record_path,
+            stand_in_moves=stand_in if isinstance(stand_in, list) else [],
         )
 
     # ------------------------------------------------------------- what front ends read
@@ -259,12 +284,67 @@ class Table:
                 )
             return self.game.why_illegal(parsed)
 
-    def play(self, seat: int, move: Move | str) -> RoundResult | None:
-        """Play ``seat``'s move (checked: a MoveError leaves everything as it was) and save."""
+    def play(self, seat: int, move: Move | str, *, stand_in: bool = False) -> RoundResult | None:
+        """Play ``seat``'s move (checked: a MoveError leaves everything as it was) and save.
+
+        ``stand_in``: the move is the computer's, made for a person who is away or out of
+        time; it is remembered (``stand_in_moves``, kept in the record) so that the story and
+        the replay do not credit the person with it.
+        """
         with self._lock:
+            where = (self.game.round_no, len(self.game.moves))
             result = self.game.play(move, seat=seat)
+            if stand_in:
+                self.stand_in_moves.add(where)
             self.save()
             return result
+
+    def stand_in_flags(self, events: Sequence[Event], round_no: int | None = None) -> list[bool]:
+        """For each of a round's events (as any seat sees them), whether a stand-in made the
+        move it tells of (a deal or a refill: False).
+
+        Each kind of move event matches one kind of move of the same seat, in order, and a
+        seat sees either all or none of a kind (only the player sees a declined slap), so the
+        k-th discard event of a seat is its k-th discard, whoever looks.
+        """
+        with self._lock:
+            number = self.game.round_no if round_no is None else round_no
+            if not any(r == number for r, _ in self.stand_in_moves):
+                return [False] * len(events)
+            moves = self.game.moves
+            if number != self.game.round_no:
+                past = self.game.history
+                if not 1 <= number <= len(past):
+                    return [False] * len(events)
+                moves = list(past[number - 1].moves)
+            indices: dict[tuple[int, type], list[int]] = {}
+            for i, (seat, move) in enumerate(moves):
+                indices.setdefault((seat, type(move)), []).append(i)
+            seen: dict[tuple[int, type], int] = {}
+            flags: list[bool] = []
+            for event in events:
+                kind = _EVENT_MOVES.get(type(event))
+                if isinstance(event, Showdown):
+                    seat = event.result.caller
+                elif kind is not None and isinstance(event, (Discarded, Drew, Slapped, Passed)):
+                    seat = event.seat
+                else:
+                    flags.append(False)
+                    continue
+                assert kind is not None
+                k = seen.get((seat, kind), 0)
+                seen[(seat, kind)] = k + 1
+                mine = indices.get((seat, kind), [])
+                flags.append(k < len(mine) and (number, mine[k]) in self.stand_in_moves)
+            return flags
+
+    def record_extra(self) -> dict[str, Any]:
+        """What a record of this table keeps beside the game: the seats, and the moves a
+        stand-in made (``[[round, index], ...]``)."""
+        extra: dict[str, Any] = {"seats": [s.to_dict() for s in self.seats]}
+        if self.stand_in_moves:
+            extra["stand_in"] = [list(x) for x in sorted(self.stand_in_moves)]
+        return {"table": extra}
 
     def next_round(self) -> None:
         """Deal the next round once a round is over, and save."""
@@ -289,7 +369,7 @@ class Table:
         try:
             move = self._player(seat).choose(view)
             if move in view.legal_moves:
-                return move
+                return as_laid(move, view.rules)
             problem = f"answered {move}, which is not legal now"
         except YanivError as exc:
             problem = f"failed: {exc}"
@@ -347,11 +427,7 @@ class Table:
             return None
         with self._lock:
             try:
-                return record.save(
-                    self.game,
-                    self.record_path,
-                    {"table": {"seats": [s.to_dict() for s in self.seats]}},
-                )
+                return record.save(self.game, self.record_path, self.record_extra())
             except (OSError, RecordError) as exc:
                 self.notes.append(f"the game could not be saved to {self.record_path}: {exc}")
                 return None

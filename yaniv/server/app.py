@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, PRESETS, TARGET_BOUNDS, RuleSet
 from .history import router as history_router
-from .rooms import FLOOD_LIMIT, ApiError, Hub
+from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .storage import Store, default_database_url
 
@@ -57,11 +57,15 @@ def create_app(
     slap_window: float = 1.0,
     flood_limit: int = FLOOD_LIMIT,
     web_dir: Path | None = WEB_DIR,
+    round_wait: float = ROUND_WAIT,
+    reaction_gap: float = REACTION_GAP,
 ) -> FastAPI:
     """The app, with its store opened (and migrated) and its rooms resumed at startup.
 
     ``flood_limit`` (messages a second before a client is disconnected) is the protocol's 20;
     tests and benchmarks whose clients play as fast as a machine can raise it.
+    ``round_wait``: seconds a round's end waits for its people before the next deal;
+    ``reaction_gap``: seconds between two reactions of a seat.
     """
     url = database or default_database_url()
 
@@ -74,6 +78,8 @@ def create_app(
             grace=grace,
             slap_window=slap_window,
             flood_limit=flood_limit,
+            round_wait=round_wait,
+            reaction_gap=reaction_gap,
         )
         await hub.load()
         app.state.hub = hub
@@ -118,12 +124,14 @@ def create_app(
     @app.post("/api/games")
     async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
         return await hub_of(request).new_game(
-            body.name, body.opponents, body.rules, body.player_key
+            body.name, body.opponents, body.rules, body.player_key, body.turn_timer
         )
 
     @app.post("/api/rooms")
     async def new_room(body: NewRoom, request: Request) -> dict[str, Any]:
-        return await hub_of(request).new_room(body.name, body.rules, body.player_key)
+        return await hub_of(request).new_room(
+            body.name, body.rules, body.player_key, body.turn_timer
+        )
 
     @app.post("/api/rooms/{code}/join")
     async def join(code: str, body: Join, request: Request) -> dict[str, Any]:
@@ -132,7 +140,7 @@ def create_app(
     @app.post("/api/rooms/{code}/settings")
     async def settings(code: str, body: Settings, request: Request) -> dict[str, Any]:
         bots = None if body.bots is None else [(b.seat, b.level) for b in body.bots]
-        return await hub_of(request).settings(code, body.token, body.rules, bots)
+        return await hub_of(request).settings(code, body.token, body.rules, bots, body.turn_timer)
 
     @app.post("/api/rooms/{code}/start")
     async def start(code: str, body: Start, request: Request) -> dict[str, Any]:

@@ -31,6 +31,12 @@ def serve_command(
         max=10.0,
         help="seconds the others wait after a person's stock draw under slapdown",
     ),
+    round_wait: float = typer.Option(
+        20.0,
+        min=0.0,
+        max=600.0,
+        help="seconds a round's end waits for its people to be ready before the next deal",
+    ),
     browser: bool = typer.Option(
         True, "--browser/--no-browser", help="open the web app in a browser"
     ),
@@ -52,7 +58,9 @@ def serve_command(
     except ValueError as exc:
         typer.echo(f"yaniv serve: {exc}", err=True)
         raise typer.Exit(2) from None
-    app = create_app(url, bot_delay=bot_delay, grace=grace, slap_window=slap_window)
+    app = create_app(
+        url, bot_delay=bot_delay, grace=grace, slap_window=slap_window, round_wait=round_wait
+    )
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{port}/"
     if not (WEB_DIR / "index.html").is_file():

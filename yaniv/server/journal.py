@@ -35,16 +35,21 @@ class RecordText:
             f'"rules":{_compact(game.rules.to_dict())},"seed":{_compact(game.seed)},'
             f'"players":{_compact(list(game.names))},"rounds":['
         )
-        reserved = {"format", "version", "rules", "seed", "players", "rounds", "winners"}
-        self._tail = "".join(
-            f",{_compact(k)}:{_compact(v)}" for k, v in extra.items() if k not in reserved
-        )
+        self._tail = ""
+        self.set_extra(extra)
         self._done: list[tuple[RoundLog, str]] = []  # finished rounds, encoded once
         # The round in play: its deal encoded, its moves encoded so far (how many, the last).
         self._deal: tuple[Any, str] | None = None
         self._moves_text = ""
         self._known = 0
         self._last: Any = None
+
+    def set_extra(self, extra: dict[str, Any]) -> None:
+        """The table's extra keys from now on (the moves a stand-in made grow in a game)."""
+        reserved = {"format", "version", "rules", "seed", "players", "rounds", "winners"}
+        self._tail = "".join(
+            f",{_compact(k)}:{_compact(v)}" for k, v in extra.items() if k not in reserved
+        )
 
     def _in_play(self) -> str:
         """The round in play as ``_round_dict`` gives it (no result yet), in compact JSON."""

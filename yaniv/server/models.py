@@ -27,6 +27,8 @@ class RoomRow(Base):
     seats: Mapped[list[object]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(10), index=True)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The room's options beside the rules (migration 0003): {"turn_timer": seconds}.
+    options: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
 

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from .. import record
 from ..bots.base import Bot, bot_names, get_bot
+from ..discards import as_laid
 from ..errors import YanivError
 from ..game import MAX_PLAYERS, MIN_PLAYERS, Phase
 from ..moves import DRAW_STOCK, Move, parse_move
@@ -32,10 +33,14 @@ from .journal import RecordText, view_dict
 from .schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE,
+    MESSAGE_TYPES,
+    TURN_TIMERS,
+    BackMessage,
     CoachMessage,
     MoveMessage,
     NextRoundMessage,
     PingMessage,
+    ReactMessage,
     describe,
 )
 from .storage import Store, StoredRoom, token_hash
@@ -53,6 +58,12 @@ STAND_IN_LEVEL = "medium"
 BOT_NAMES = ("Dana", "Yossi", "Noa", "Avi", "Tamar", "Eli", "Maya", "Omer")
 #: Move ids remembered per room (a double tap is applied once).
 REMEMBERED_IDS = 2000
+#: Seconds the round's end waits for its people to be ready before the next deal.
+ROUND_WAIT = 20.0
+#: Seconds between two reactions of one seat.
+REACTION_GAP = 3.0
+#: Turns timed out in a row after which a person is marked away.
+TIMEOUTS_AWAY = 2
 
 
 def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
@@ -66,6 +77,12 @@ def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
         if name.casefold() not in taken:
             return name
     return f"Bot {seat + 1}"  # unreachable while MAX_PLAYERS <= len(BOT_NAMES)
+
+
+def turn_timer_of(options: dict[str, Any] | None) -> int:
+    """The turn timer a room's stored options name (0, off, for none or a bad value)."""
+    value = (options or {}).get("turn_timer", 0)
+    return value if value in TURN_TIMERS and not isinstance(value, bool) else 0
 
 
 class ApiError(Exception):
@@ -180,6 +197,22 @@ class Room:
         self.game_no = 0  # the room's games so far (a rematch deals the next one)
         self._logged: tuple[int, str] | None = None  # the game and status the history has
         self._news = asyncio.Lock()  # room messages go out in the order they are taken
+        self._extra: tuple[Table | None, int] = (None, -1)  # the record's extra keys, as of
+        # The clocks, kept here (monotonic time): a client is told how long is left.
+        self.turn_timer = 0  # seconds a person has for a turn (0: no timer), set by the host
+        self.grace_until: dict[int, float] = {}  # a dropped person's seat is held until then
+        self.turn_key: tuple[int, int, int] | None = None  # round, seat, moves at its start
+        self.turn_deadline: float | None = None  # when the turn in turn_key runs out
+        self.turn_task: asyncio.Task[None] | None = None
+        self.forced: tuple[int, int, int] | None = None  # a turn that ran out: a stand-in's
+        self.timeouts: dict[int, int] = {}  # each seat's turns timed out in a row
+        self.idle: set[int] = set()  # people marked away after TIMEOUTS_AWAY timeouts
+        self.ready: set[int] = set()  # the people ready for the next round
+        self.round_key: tuple[int, int] | None = None  # the game and round whose end waits
+        self.round_deadline: float | None = None  # when the next round is dealt regardless
+        self.round_task: asyncio.Task[None] | None = None
+        self.reacted: dict[int, float] = {}  # each seat's last reaction (monotonic)
+        self._bots: dict[int, Bot] = {}  # the stand-ins' bots, kept for the game
 
     # ------------------------------------------------------------- what the room shows
 
@@ -187,8 +220,9 @@ class Room:
         """Whether a person's seat has a live connection."""
         return any(c.seat == seat for c in self.conns)
 
-    def public_seats(self) -> list[dict[str, Any] | None]:
-        """The seats as the protocol shows them."""
+    def public_seats(self, clocks: bool = False) -> list[dict[str, Any] | None]:
+        """The seats as the protocol shows them; with ``clocks`` (in a ``state``), a
+        person's seat tells of the stand-in, the grace and being ready, too."""
         out: list[dict[str, Any] | None] = []
         for i, info in enumerate(self.seats):
             if info is None:
@@ -201,8 +235,56 @@ class Room:
             }
             if info.level is not None:
                 entry["level"] = info.level
+            if clocks and info.kind == "human" and self.table is not None:
+                entry.update(self._seat_clock(i))
             out.append(entry)
         return out
+
+    def _seat_clock(self, seat: int) -> dict[str, Any]:
+        """What a person's seat shows of the stand-in and the clocks: ``stand_in`` (the
+        computer plays it now), ``away`` (``"gone"``: dropped longer than the grace,
+        ``"idle"``: turns timed out), ``grace_ms`` (how long the seat is held for a dropped
+        player), ``ready`` (at a round's end)."""
+        out: dict[str, Any] = {"stand_in": self.standing_in(seat)}
+        if seat in self.stand_in:
+            out["away"] = "gone"
+        elif seat in self.idle:
+            out["away"] = "idle"
+        until = self.grace_until.get(seat)
+        if until is not None and not self.connected(seat):
+            out["grace_ms"] = max(0, round((until - time.monotonic()) * 1000))
+        if self.table is not None and self.table.phase is Phase.ROUND_OVER:
+            out["ready"] = seat in self.ready
+        return out
+
+    def standing_in(self, seat: int) -> bool:
+        """Whether the computer plays a person's seat now (away, or the turn ran out)."""
+        return (
+            seat in self.stand_in
+            or seat in self.idle
+            or (self.forced is not None and self.forced == self.turn_key and self.forced[1] == seat)
+        )
+
+    def clock(self) -> dict[str, Any] | None:
+        """The clock that runs now, as the state tells it: a person's turn (``"turn"``, with
+        the seat) or the wait before the next round (``"next_round"``); how long is left and
+        how long it was, in milliseconds. None when no clock runs."""
+        now = time.monotonic()
+        if self.turn_deadline is not None and self.turn_key is not None:
+            return {
+                "kind": "turn",
+                "seat": self.turn_key[1],
+                "remaining_ms": max(0, round((self.turn_deadline - now) * 1000)),
+                "total_ms": round(self.turn_timer * 1000),
+            }
+        if self.round_deadline is not None:
+            return {
+                "kind": "next_round",
+                "seat": None,
+                "remaining_ms": max(0, round((self.round_deadline - now) * 1000)),
+                "total_ms": round(self.hub.round_wait * 1000),
+            }
+        return None
 
     def info(self) -> dict[str, Any]:
         """``GET /api/rooms/{code}``."""
@@ -213,13 +295,22 @@ class Room:
             "seats": self.public_seats(),
             "max_players": MAX_PLAYERS,
             "game": self.game_no,
+            "turn_timer": self.turn_timer,
         }
 
     async def state(self, conn: Conn) -> dict[str, Any]:
         """The ``state`` message for one connection."""
-        seats = self.public_seats()
+        seats = self.public_seats(clocks=True)
         if self.table is None:
-            return {"type": "state", "view": None, "story": [], "seats": seats, "coach": None}
+            return {
+                "type": "state",
+                "view": None,
+                "story": [],
+                "seats": seats,
+                "coach": None,
+                "clock": None,
+                "turn_timer": self.turn_timer,
+            }
         table = self.table
         view = table.view(conn.seat)
         if self._seen[0] is not table:
@@ -228,12 +319,21 @@ class Room:
         coach = None
         if conn.coach and conn.seat is not None:
             coach = await asyncio.to_thread(table.coach, conn.seat)
+        data = view_dict(view, self._seen[1])
+        flags = table.stand_in_flags(view.events, view.round_no)
+        if any(flags):  # the cached event dicts are shared: marked ones are copies
+            data["events"] = [
+                {**e, "by": "stand_in"} if flag else e
+                for e, flag in zip(data["events"], flags, strict=True)
+            ]
         return {
             "type": "state",
-            "view": view_dict(view, self._seen[1]),
+            "view": data,
             "story": story,
             "seats": seats,
             "coach": coach,
+            "clock": self.clock(),
+            "turn_timer": self.turn_timer,
         }
 
     async def send_state(self, conn: Conn) -> None:
@@ -257,6 +357,7 @@ class Room:
         await self._lobby_news()
         out: list[tuple[Conn, str]] = []
         async with self.lock:
+            self.tick()
             held = self.hold_seat is not None and time.monotonic() < self.hold_until
             cache: dict[int | None, str] = {}
             for conn in list(self.conns):
@@ -302,8 +403,11 @@ class Room:
         text = None
         if self.table is not None:
             if self._record is None or self._record.game is not self.table.game:
-                extra = {"table": {"seats": [s.to_dict() for s in self.table.seats]}}
-                self._record = RecordText(self.table.game, extra)
+                self._record = RecordText(self.table.game, self.table.record_extra())
+                self._extra = (self.table, len(self.table.stand_in_moves))
+            elif self._extra != (self.table, len(self.table.stand_in_moves)):
+                self._record.set_extra(self.table.record_extra())
+                self._extra = (self.table, len(self.table.stand_in_moves))
             text = self._record.text()
         if self._rules_dict is None or self._rules_dict[0] is not self.rules:
             self._rules_dict = (self.rules, self.rules.to_dict())
@@ -314,6 +418,11 @@ class Room:
             self.status,
             text,
         )
+
+    async def save_options(self) -> None:
+        """Store the room's options (the turn timer), which the game's record does not hold."""
+        store = self.hub.store
+        await store.run(store.set_options, self.code, {"turn_timer": self.turn_timer})
 
     async def persist(self) -> None:
         """Store the room (and the game's record) now; a game's start and end go to the
@@ -355,6 +464,7 @@ class Room:
         self.start_table()
         self.applied.clear()
         self.hold_seat, self.hold_until = None, 0.0
+        self.forced = None
         await self.persist()
         for other, info in enumerate(self.seats):
             if (
@@ -365,13 +475,124 @@ class Room:
                 and other not in self.stand_in
                 and other not in self.grace_tasks
             ):
-                self.grace_tasks[other] = asyncio.create_task(self._grace(other))
+                self.hold(other)
         self.kick()
 
+    def hold(self, seat: int) -> None:
+        """Hold a dropped person's seat for the grace period, then let a stand-in play it."""
+        self.grace_until[seat] = time.monotonic() + self.hub.grace
+        self.grace_tasks[seat] = asyncio.create_task(self._grace(seat))
+
     def automatic(self, seat: int) -> bool:
-        """Whether the server plays ``seat`` now (a bot, or a stand-in for an absent player)."""
+        """Whether the server plays ``seat`` now (a bot, or a stand-in for a person who is
+        away or whose turn ran out)."""
         assert self.table is not None
-        return self.table.seats[seat].automatic or seat in self.stand_in
+        return self.table.seats[seat].automatic or self.standing_in(seat)
+
+    def people(self) -> list[int]:
+        """The seats of people (not bots)."""
+        return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
+
+    def _bot_for(self, seat: int) -> Bot:
+        """The bot that stands in for a person's seat (one per seat and game, lock held)."""
+        bot = self._bots.get(seat)
+        if bot is None:
+            info = self.seats[seat]
+            bot = self._bots[seat] = get_bot(STAND_IN_LEVEL, None if info is None else info.seed)
+        return bot
+
+    # ------------------------------------------------------------- the clocks
+
+    def _set_task(self, name: str, coro: Any) -> None:
+        """Replace the clock task ``name`` (``turn_task`` or ``round_task``) with one
+        running ``coro`` (None: none)."""
+        old = getattr(self, name)
+        if old is not None and old is not asyncio.current_task():
+            old.cancel()
+        setattr(self, name, None if coro is None else asyncio.create_task(coro))
+
+    def tick(self) -> None:
+        """Set the clocks for this moment (lock held): a person's turn under the turn timer
+        gets its deadline once, a round's end waits for its people (a countdown when two
+        people or more play), and a clock whose moment is over stops."""
+        table = self.table
+        now = time.monotonic()
+        playing = table is not None and self.status == "playing"
+        if playing and table is not None and table.phase is Phase.ROUND_OVER:
+            key = (self.game_no, table.game.round_no)
+            if self.round_key != key:
+                self.round_key, self.ready, self.round_deadline = key, set(), None
+                if len(self.people()) >= 2:  # alone with bots, a person reads at leisure
+                    wait = self.hub.round_wait
+                    self.round_deadline = now + wait
+                    self._set_task("round_task", self._round_timeout(key, wait))
+        elif self.round_key is not None:
+            self.round_key, self.ready, self.round_deadline = None, set(), None
+            self._set_task("round_task", None)
+        turn: tuple[int, int, int] | None = None
+        if playing and table is not None and self.turn_timer and table.phase < Phase.ROUND_OVER:
+            seat = table.to_move
+            info = None if seat is None else self.seats[seat]
+            if seat is not None and info is not None and info.kind == "human":
+                number = table.game.round_no
+                if self.turn_key is not None and self.turn_key[:2] == (number, seat):
+                    turn = self.turn_key
+                else:
+                    turn = (number, seat, len(table.game.moves))
+        if turn != self.turn_key:
+            self.turn_key, self.turn_deadline = turn, None
+            self._set_task("turn_task", None)
+        timed = turn is not None and not self.automatic(turn[1])
+        if turn is not None and timed and self.turn_deadline is None:
+            self.turn_deadline = now + self.turn_timer
+            self._set_task("turn_task", self._turn_timeout(turn, float(self.turn_timer)))
+        elif not timed and self.turn_deadline is not None:
+            self.turn_deadline = None
+            self._set_task("turn_task", None)
+
+    async def _turn_timeout(self, turn: tuple[int, int, int], delay: float) -> None:
+        """When a person's turn runs out, the stand-in plays the rest of it; after
+        TIMEOUTS_AWAY such turns in a row the seat is marked away."""
+        await asyncio.sleep(delay)
+        async with self.lock:
+            if self.turn_task is not asyncio.current_task() or self.turn_key != turn:
+                return
+            self.turn_task, self.turn_deadline = None, None
+            if self.table is None or self.table.to_move != turn[1]:
+                return
+            seat = turn[1]
+            self.forced = turn
+            self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+            if self.timeouts[seat] >= TIMEOUTS_AWAY:
+                self.idle.add(seat)
+            self.kick()
+        await self.broadcast()
+
+    async def _round_timeout(self, key: tuple[int, int], delay: float) -> None:
+        """The countdown at a round's end ran out: the next round is dealt."""
+        await asyncio.sleep(delay)
+        async with self.lock:
+            if self.round_task is not asyncio.current_task() or self.round_key != key:
+                return
+            self.round_task = None
+            dealt = await self._deal()
+        if dealt:
+            await self.broadcast()
+
+    async def _deal(self) -> bool:
+        """Deal the next round if a round is over (lock held); whether it was dealt."""
+        if self.table is None or self.table.phase is not Phase.ROUND_OVER:
+            return False
+        self.table.next_round()
+        await self.persist()
+        self.tick()
+        self.kick()
+        return True
+
+    def all_ready(self) -> bool:
+        """Whether every person the round's end waits for is ready (those the computer
+        plays for are not waited for)."""
+        return all(s in self.ready or self.standing_in(s) for s in self.people())
 
     def kick(self) -> None:
         """Make sure the bots' driver runs (call with the lock held)."""
@@ -394,14 +615,15 @@ class Room:
                     if not deal and (seat is None or not self.automatic(seat)):
                         self.driver = None
                         return
+                    if seat is not None and not table.seats[seat].automatic:
+                        self._bot_for(seat)  # made here, under the lock, not on the thread
                 wait = max(self.hub.bot_delay, self.hold_until - time.monotonic())
                 if wait > 0:
                     await asyncio.sleep(wait)
                 if deal:
                     async with self.lock:
-                        if table.phase is Phase.ROUND_OVER:
-                            table.next_round()
-                            await self.persist()
+                        if table is self.table:
+                            await self._deal()
                     await self.broadcast()
                     continue
                 assert seat is not None
@@ -413,7 +635,7 @@ class Room:
                         or table.why_not(seat, move) is not None
                     ):
                         continue
-                    await self._apply(seat, move)
+                    await self._apply(seat, move, stand_in=not table.seats[seat].automatic)
                 await self.broadcast()
         except asyncio.CancelledError:
             self.driver = None
@@ -427,20 +649,22 @@ class Room:
         assert self.table is not None
         if self.table.seats[seat].automatic:
             return self.table.decide(seat)
-        bot = self.stand_in[seat]
+        bot = self._bots[seat]
         view = self.table.view(seat)
         try:
             move = bot.choose(view)
         except YanivError:
             move = view.legal_moves[-1]
-        return move if move in view.legal_moves else view.legal_moves[-1]
+        return as_laid(move, view.rules) if move in view.legal_moves else view.legal_moves[-1]
 
-    async def _apply(self, seat: int, move: Move) -> None:
-        """Play a checked move, store it, note a human's slap window (lock held)."""
+    async def _apply(self, seat: int, move: Move, stand_in: bool = False) -> None:
+        """Play a checked move, store it, note a human's slap window (lock held).
+        ``stand_in``: the computer made it for a person (the story and replay say so)."""
         assert self.table is not None
-        self.table.play(seat, move)
+        self.table.play(seat, move, stand_in=stand_in)
         if self.table.phase is Phase.GAME_OVER:
             self.status = "over"
+        self.tick()
         if (
             move == DRAW_STOCK
             and self.rules.slapdown != "off"
@@ -468,12 +692,12 @@ class Room:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             await conn.send({"type": "error", "message": "a message is a JSON object with a type"})
             return
-        if data["type"] not in ("move", "next_round", "coach", "ping"):
+        if data["type"] not in MESSAGE_TYPES:
             await conn.send(
                 {
                     "type": "error",
                     "message": f"unknown message type "
-                    f"{data['type'][:40]!r}; types: move, next_round, coach, ping",
+                    f"{data['type'][:40]!r}; types: " + ", ".join(MESSAGE_TYPES),
                 }
             )
             return
@@ -494,6 +718,10 @@ class Room:
             await self._next_round(conn)
         elif isinstance(message, MoveMessage):
             await self._move(conn, message)
+        elif isinstance(message, ReactMessage):
+            await self._react(conn, message)
+        elif isinstance(message, BackMessage):
+            await self._back(conn)
 
     async def _refuse(self, conn: Conn, words: str, move_id: str | None = None) -> None:
         answer: dict[str, Any] = {"type": "error", "message": words}
@@ -524,6 +752,7 @@ class Room:
                 if reason is not None:
                     await self._refuse(conn, reason, message.id)
                     return
+                self._present(seat)  # a move of one's own: back from a timeout or away
                 await self._apply(seat, move)
                 if key is not None:
                     self.applied[key] = None
@@ -535,7 +764,16 @@ class Room:
         else:
             await self.broadcast()
 
+    def _present(self, seat: int) -> None:
+        """A person acted: no longer away after timeouts, nor stood in for this turn."""
+        self.timeouts.pop(seat, None)
+        self.idle.discard(seat)
+        if self.forced is not None and self.forced[1] == seat:
+            self.forced = None
+
     async def _next_round(self, conn: Conn) -> None:
+        """A person is ready for the next round: it is dealt once every person is (or when
+        the countdown ends), never by one person for the others."""
         if conn.seat is None:
             await self._refuse(conn, "spectators watch; they do not deal")
             return
@@ -543,14 +781,57 @@ class Room:
             if self.table is None or self.table.phase is not Phase.ROUND_OVER:
                 changed = False
             else:
-                self.table.next_round()
-                await self.persist()
-                self.kick()
-                changed = True
+                self.tick()
+                self._present(conn.seat)
+                changed = conn.seat not in self.ready
+                self.ready.add(conn.seat)
+                if self.all_ready():
+                    changed = await self._deal()
         if changed:
             await self.broadcast()
         else:
             await self.send_state(conn)
+
+    async def _react(self, conn: Conn, message: ReactMessage) -> None:
+        """Show a reaction beside the sender's seat to everyone in the room, at most one
+        every ``reaction_gap`` seconds a seat."""
+        if conn.seat is None:
+            await self._refuse(conn, "spectators watch; they do not react")
+            return
+        seat = conn.seat
+        gap = self.hub.reaction_gap
+        async with self.lock:
+            if self.table is None:
+                await self._refuse(conn, "reactions are for the table: the game has not started")
+                return
+            now = time.monotonic()
+            last = self.reacted.get(seat)
+            if last is not None and now - last < gap:
+                wait = gap - (now - last)
+                await conn.send(
+                    {
+                        "type": "error",
+                        "message": f"one reaction every {gap:g} seconds: wait {wait:.1f} s more",
+                        "about": "react",
+                        "retry_ms": round(wait * 1000),
+                    }
+                )
+                return
+            self.reacted[seat] = now
+            conns = list(self.conns)
+        text = json.dumps({"type": "reaction", "seat": seat, "reaction": message.reaction})
+        for other in conns:
+            await other.send(text)
+
+    async def _back(self, conn: Conn) -> None:
+        """A person marked away (turns timed out) takes the seat back."""
+        if conn.seat is None:
+            await self._refuse(conn, "spectators watch; they have no seat to take back")
+            return
+        async with self.lock:
+            self._present(conn.seat)
+            self.tick()
+        await self.broadcast()
 
     # ------------------------------------------------------------- coming and going
 
@@ -561,6 +842,7 @@ class Room:
             task = self.grace_tasks.pop(conn.seat, None)
             if task is not None:
                 task.cancel()
+            self.grace_until.pop(conn.seat, None)
             self.stand_in.pop(conn.seat, None)
         await self.broadcast()
 
@@ -569,22 +851,27 @@ class Room:
         self.conns.discard(conn)
         seat = conn.seat
         if seat is not None and not self.connected(seat) and seat not in self.grace_tasks:
-            self.grace_tasks[seat] = asyncio.create_task(self._grace(seat))
+            self.hold(seat)
         await self.broadcast()
 
     async def _grace(self, seat: int) -> None:
         await asyncio.sleep(self.hub.grace)
         async with self.lock:
             self.grace_tasks.pop(seat, None)
+            self.grace_until.pop(seat, None)
             if self.connected(seat) or self.table is None or self.status != "playing":
                 return
-            info = self.seats[seat]
-            self.stand_in[seat] = get_bot(STAND_IN_LEVEL, None if info is None else info.seed)
+            self.stand_in[seat] = self._bot_for(seat)
+            if self.round_key is not None and self.all_ready():  # the others wait no longer
+                await self._deal()
+            self.tick()
             self.kick()
+        await self.broadcast()
 
     async def close(self) -> None:
         """Stop the room's tasks and its table."""
-        for task in [self.driver, self.flush_task, *self.grace_tasks.values()]:
+        tasks = [self.driver, self.flush_task, self.turn_task, self.round_task]
+        for task in [*tasks, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
         if self.table is not None:
@@ -602,9 +889,13 @@ class Hub:
         grace: float = 60.0,
         slap_window: float = 1.0,
         flood_limit: int = FLOOD_LIMIT,
+        round_wait: float = ROUND_WAIT,
+        reaction_gap: float = REACTION_GAP,
     ) -> None:
         self.store = store
         self.flood_limit = flood_limit
+        self.round_wait = round_wait
+        self.reaction_gap = reaction_gap
         self.bot_delay = bot_delay
         self.grace = grace
         self.slap_window = slap_window
@@ -644,13 +935,20 @@ class Hub:
             data = record.loads(stored.record, f"room {stored.code}")
             game = record.resume(data)
             table_seats = [Seat.from_dict(s) for s in data["table"]["seats"]]
-            table = Table(game.rules, table_seats, game=game)
+            stand_in = data["table"].get("stand_in", [])
+            table = Table(
+                game.rules,
+                table_seats,
+                game=game,
+                stand_in_moves=stand_in if isinstance(stand_in, list) else [],
+            )
         room = Room(self, stored.code, RuleSet.from_dict(stored.rules), seats, stored.status, table)
         room.tokens = dict(stored.players)
+        room.turn_timer = turn_timer_of(stored.options)
         # Nobody is connected yet: every person's seat is held for the grace period.
         for seat, info in enumerate(seats):
             if info is not None and info.kind == "human" and stored.status == "playing":
-                room.grace_tasks[seat] = asyncio.create_task(room._grace(seat))
+                room.hold(seat)
         return room
 
     async def close(self) -> None:
@@ -715,9 +1013,14 @@ class Hub:
         return token
 
     async def new_game(
-        self, name: str, opponents: list[str], rules: dict[str, Any], key: str | None = None
+        self,
+        name: str,
+        opponents: list[str],
+        rules: dict[str, Any],
+        key: str | None = None,
+        turn_timer: int = 0,
     ) -> dict[str, Any]:
-        """A game against the computer, dealt at once."""
+        """A game against the computer, dealt at once (no turn timer unless asked for)."""
         ruleset = self._rules(rules)
         seats: list[SeatInfo | None] = [SeatInfo(name)]
         for i, level in enumerate(opponents):
@@ -725,22 +1028,26 @@ class Hub:
                 SeatInfo(bot_name(seats, i + 1, i), "bot", self._level(level), secrets.randbits(31))
             )
         room = Room(self, await self._new_code(), ruleset, seats)
+        room.turn_timer = turn_timer
         self.rooms[room.code] = room
         async with room.lock:
             room.start_table()
             await room.persist()
+            await room.save_options()
             token = await self._add_player(room, 0, name, key)
             room.kick()
         return {"room": room.code, "token": token, "seat": 0}
 
     async def new_room(
-        self, name: str, rules: dict[str, Any], key: str | None = None
+        self, name: str, rules: dict[str, Any], key: str | None = None, turn_timer: int = 0
     ) -> dict[str, Any]:
         """A room for friends; the creator is its host (seat 0)."""
         room = Room(self, await self._new_code(), self._rules(rules), [SeatInfo(name)])
+        room.turn_timer = turn_timer
         self.rooms[room.code] = room
         async with room.lock:
             await room.persist()
+            await room.save_options()
             token = await self._add_player(room, 0, name, key)
         return {"room": room.code, "token": token, "seat": 0}
 
@@ -782,8 +1089,10 @@ class Hub:
         token: str,
         rules: dict[str, Any] | None,
         bots: list[tuple[int, str]] | None,
+        turn_timer: int | None = None,
     ) -> dict[str, Any]:
-        """The host changes the rules or puts bots in seats, before the start."""
+        """The host changes the rules, the turn timer or puts bots in seats, before the
+        start."""
         room = await self.room(code)
         async with room.lock:
             self._host(room, token)
@@ -804,6 +1113,9 @@ class Hub:
                 seats[seat] = SeatInfo(name, "bot", level, secrets.randbits(31))
             room.rules, room.seats = ruleset, seats
             await room.persist()
+            if turn_timer is not None and turn_timer != room.turn_timer:
+                room.turn_timer = turn_timer
+                await room.save_options()
         await room.broadcast()
         return room.info()
 

@@ -13,6 +13,13 @@ from .history import check_key
 MAX_MESSAGE = 16 * 1024
 #: The most rule options one request may name.
 MAX_OPTIONS = 40
+#: The quick reactions a player may send (no free text: nothing to moderate).
+REACTIONS = ("thumbs_up", "laugh", "wow", "angry", "nice", "yaniv_soon")
+#: The turn timer's choices, in seconds a turn (0: off).
+TURN_TIMERS = (0, 15, 30, 60)
+
+Reaction = Literal["thumbs_up", "laugh", "wow", "angry", "nice", "yaniv_soon"]
+TurnTimer = Literal[0, 15, 30, 60]
 
 
 def _clean_name(value: str) -> str:
@@ -63,6 +70,7 @@ class NewRoom(_Person):
     """``POST /api/rooms``: a room for friends."""
 
     rules: dict[str, Any] = Field(default_factory=dict)
+    turn_timer: TurnTimer = 0
 
     _rules = field_validator("rules")(_check_rules)
 
@@ -86,6 +94,7 @@ class Settings(_Strict):
     token: Token
     rules: dict[str, Any] | None = None
     bots: list[BotSeat] | None = Field(default=None, max_length=8)
+    turn_timer: TurnTimer | None = None
 
     @field_validator("rules")
     @classmethod
@@ -133,8 +142,25 @@ class PingMessage(_Strict):
     type: Literal["ping"]
 
 
+class ReactMessage(_Strict):
+    """A quick reaction, one of the fixed set, shown beside the sender's seat."""
+
+    type: Literal["react"]
+    reaction: Reaction
+
+
+class BackMessage(_Strict):
+    """A player marked away (two turns timed out) takes the seat back."""
+
+    type: Literal["back"]
+
+
+#: The client's message types.
+MESSAGE_TYPES = ("move", "next_round", "coach", "ping", "react", "back")
+
 ClientMessage = Annotated[
-    MoveMessage | NextRoundMessage | CoachMessage | PingMessage, Field(discriminator="type")
+    MoveMessage | NextRoundMessage | CoachMessage | PingMessage | ReactMessage | BackMessage,
+    Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

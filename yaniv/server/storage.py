@@ -127,6 +127,7 @@ class StoredRoom:
     status: str
     record: str | None
     players: dict[str, int]  # token hash -> seat
+    options: dict[str, Any] | None = None  # the room's options: {"turn_timer": seconds}
 
 
 @dataclass
@@ -272,6 +273,14 @@ class Store:
         self._written.update((r.code, (r.rules, r.seats)) for r in rooms)
         self._stored.update(r.code for r in rooms)
 
+    def set_options(self, code: str, options: dict[str, Any]) -> None:
+        """Keep a stored room's options (the turn timer)."""
+        table = RoomRow.__table__
+        with self._sessions.begin() as session:
+            session.connection().execute(
+                update(table).where(table.c.code == code).values(options=options)  # type: ignore[arg-type]
+            )
+
     def add_player(self, code: str, hashed: str, seat: int, name: str) -> None:
         """Keep a player's token hash, seat and name."""
         with self._sessions.begin() as session:
@@ -308,6 +317,7 @@ class Store:
             row.status,
             row.record,
             {p.token_hash: p.seat for p in players},
+            None if row.options is None else dict(row.options),
         )
 
     def session(self) -> Session:
