@@ -36,6 +36,10 @@ def _variants() -> list[RuleSet]:
         RuleSet(jokers_in_sets=True, slapdown="rank_or_run", pickup="any"),
         RuleSet(joker_in_run="gaps_only", jokers=1, hand_size=7),
         RuleSet.preset("draw_first", jokers_in_sets=True, joker_in_run="never", jokers=0),
+        # The house rules of other apps (R8, R14, R22).
+        RuleSet(joker_pair=True, run_naturals=2, slapdown="rank", slap_empty_hand="yaniv_next"),
+        RuleSet(jokers_in_sets=True, max_set=3, slapdown="rank", slap_empty_hand="yaniv_now"),
+        RuleSet.preset("hebrew", joker_pair=True, assaf_ties="counterclockwise", max_set=2),
     ]
 
 
@@ -79,6 +83,28 @@ def test_action_table_counts_of_six_card_discards() -> None:
     runs3 = _runs(3) - 11 * 3 * 2
     assert jis.discard_stop - jis.discard_start == 6801
     assert 54 + 13 * _sets(6, True) + 4 * (runs3 + sum(_runs(n) for n in range(4, 7))) == 6801
+
+
+def test_action_table_counts_of_the_house_rules() -> None:
+    def discards(**options: object) -> int:
+        table = action_table(RuleSet(**options))  # type: ignore[arg-type]
+        return table.discard_stop - table.discard_start
+
+    assert discards(joker_pair=True) == 2894 + 1  # discard RJ BJ
+    # A run of three with one natural and both jokers: 11 starts x 3 places x 2 joker orders.
+    assert discards(run_naturals=2) == 2894 - 4 * 11 * 3 * 2 == 2630
+    assert discards(max_set=4) == 2894  # no set of naturals holds more
+    assert discards(max_set=3) == 2894 - 13 * 6 == 2816  # no quadruple (6 pairs of ends)
+    assert discards(max_set=2) == 2894 - 13 * (6 + 4 * 3) == 2660  # nor a triple
+    table = action_table(RuleSet(joker_pair=True))
+    assert table.index(parse_move("discard BJ RJ")) == table.index(parse_move("discard RJ BJ"))
+    # A run given out of order maps to its laid entry where it lies in one order only (R9).
+    standard = action_table(RuleSet())
+    assert standard.index(parse_move("discard 5H 3H 4H")) == standard.index(
+        parse_move("discard 3H 4H 5H")
+    )
+    with pytest.raises(InvalidMoveError):
+        standard.index(parse_move("discard 6H RJ 5H"))  # RJ 5H 6H or 5H 6H RJ
 
 
 def test_action_table_layout_and_round_trip() -> None:

@@ -56,17 +56,9 @@ def as_rules(rules: RuleSet | str | Mapping[str, Any] | None) -> RuleSet:
 
 
 def _table_key(rules: RuleSet) -> tuple[object, ...]:
-    """What a table's entries depend on: the deck, the longest discard, the discards' canonical
-    orders (as ``discards`` keys its tables), and whether slaps exist."""
-    order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
-    return (
-        rules.jokers,
-        rules.hand_size,
-        rules.jokers_in_sets,
-        rules.joker_in_run,
-        order,
-        rules.slapdown != "off",
-    )
+    """What a table's entries depend on: the deck, the longest discard, what may be discarded
+    in which canonical orders (as ``discards`` keys its tables), and whether slaps exist."""
+    return (rules.jokers, rules.hand_size, *D.variant(rules), rules.slapdown != "off")
 
 
 class ActionTable:
@@ -91,6 +83,7 @@ class ActionTable:
         "_runs",
         "_draw_of",
         "_slap_of",
+        "_pair",
     )
 
     rules: RuleSet  # the rule set it was first built for (others with the same key share it)
@@ -143,6 +136,7 @@ class ActionTable:
         self._slap_of = [int(i) for i in slap]
         self._cards_mask = [m.mask if isinstance(m, Discard) else 0 for m in moves]
         self._single = [self._index.get(Discard((c,)), -1) for c in range(NUM_CARDS)]
+        self._pair = self._index.get(D.JOKER_PAIR)  # with joker_pair (R8), and two jokers
         # Per rank (suit) part of a hand: the actions of its sets (runs). Few parts exist.
         self._sets: dict[int, list[int]] = {}
         self._runs: dict[int, list[int]] = {}
@@ -175,11 +169,16 @@ class ActionTable:
         return self.moves[i]
 
     def index(self, move: Move) -> int:
-        """The action of ``move``; a set laid in any order maps to its canonical entry.
+        """The action of ``move``; a set laid in any order maps to its canonical entry, and a
+        run given out of order to its laid one where it lies in one order only (R9).
 
         Raises InvalidMoveError for a move that is never legal under these rules (a broken
         discard, a card outside the deck, a slap without slapdown).
         """
+        found = self._index.get(move)
+        if found is not None:
+            return found
+        move = D.as_laid(move, self.rules)
         found = self._index.get(move)
         if found is not None:
             return found
@@ -254,7 +253,14 @@ class ActionTable:
 
         rules = self.rules
         return D.compose(
-            hand, rules.jokers_in_sets, rules.joker_in_run, self._single, of_rank, of_suit
+            hand,
+            rules.jokers_in_sets,
+            rules.joker_in_run,
+            self._single,
+            of_rank,
+            of_suit,
+            pair=self._pair,
+            run_naturals=rules.run_naturals,
         )
 
     def _part(self, part: int, kind: int) -> list[int]:

@@ -11,7 +11,7 @@ docs/envs.md lists the parts.
 >>> from yaniv import Game, RuleSet
 >>> observer = Observer(RuleSet(), players=2)
 >>> observer.size, observer.layout["hand"]
-(366, slice(0, 54, None))
+(375, slice(0, 54, None))
 >>> game = Game.new(RuleSet(), 2, seed=1)
 >>> obs = observer.write(game, 0)
 >>> int(obs[observer.layout["hand"]].sum())
@@ -54,6 +54,11 @@ RULE_FEATURES: tuple[tuple[str, str | float], ...] = (
     ("assaf_penalty", 100.0),
     ("hand_size", 10.0),
     ("jokers", 2.0),
+    ("joker_pair", "flag"),
+    ("run_naturals", 2.0),
+    ("max_set", 6.0),
+    ("assaf_ties", "choice"),
+    ("slap_empty_hand", "choice"),
 )
 
 
