@@ -164,6 +164,7 @@ class Narrator:
         self.draw_first = draw_first
         self.card = card
         self.lines: list[Line] = []
+        self._last: Event | None = None  # the event read last
 
     def read(self, events: Iterable[Event]) -> None:
         """Add these events (in order, each once) to the story."""
@@ -175,6 +176,10 @@ class Narrator:
         return [line.text for line in self.lines]
 
     def _read(self, event: Event) -> None:
+        self._read_one(event)
+        self._last = event
+
+    def _read_one(self, event: Event) -> None:
         if isinstance(event, Dealt):
             starts = "start" if event.starter == self.you else "starts"
             self._note(
@@ -186,7 +191,13 @@ class Narrator:
                 f"The stock is empty: {event.count} cards of the pile are shuffled into a new stock"
             )
         elif isinstance(event, Showdown):
-            self._add(event.result.caller, YANIV, None, ends=True)
+            caller = event.result.caller
+            last = self._last
+            if isinstance(last, Slapped) and last.seat == caller:  # slap_empty_hand (R22)
+                has = "have" if caller == self.you else "has"
+                self._note(f"{self._name(caller)} {has} no card left: a Yaniv with 0")
+            else:
+                self._add(caller, YANIV, None, ends=True)
             self._note(result_headline(event.result, self.names, self.you))
         elif isinstance(event, Slapped | Passed):
             line = next((x for x in reversed(self.lines) if x.seat == event.seat), None)

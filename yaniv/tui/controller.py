@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import discards as D
 from .. import record
 from ..bots.base import bot_names
-from ..cards import NAMES, RANK, SUIT, Card, mask_of
+from ..cards import NAMES, RANK, SUIT, Card, cards_text, mask_of
 from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import Discard, Move
@@ -86,7 +86,9 @@ def selection_move(selected: Sequence[Card], view: PlayerView) -> tuple[Discard 
 
     The player selects cards in any order; the discard's laid order is found among the legal
     discards (a run ascending, jokers in their gaps). For a set, whose ends matter to the next
-    player, the first and last cards selected go to the ends where the rules allow.
+    player, the first and last cards selected go to the ends where the rules allow. A run whose
+    cards lie in more than one order (a joker at either end) is laid in the order selected, if
+    that is one of them, and otherwise refused with the orders it could be (R9).
     """
     options = [m for m in view.legal_moves if isinstance(m, Discard)]
     if not selected:
@@ -97,6 +99,16 @@ def selection_move(selected: Sequence[Card], view: PlayerView) -> tuple[Discard 
         return None, "no discard is due now"
     mask = mask_of(selected)
     matches = [d for d in options if d.mask == mask]
+    if len(matches) > 1 and all(D.classify(d.cards, view.rules) == D.RUN for d in matches):
+        laid = next((d for d in matches if d.cards == tuple(selected)), None)
+        if laid is None:
+            orders = " or ".join(cards_text(d.cards) for d in matches)
+            return (
+                None,
+                f"these cards lie as a run in more than one order: {orders}; "
+                "select them in the order to lay",
+            )
+        return laid, ""
     if matches:
         wanted = D.canonical(tuple(selected), D.SET, view.rules)
         return next((d for d in matches if d.cards == wanted), matches[0]), ""
@@ -114,10 +126,14 @@ def _why_not(selected: Sequence[Card], view: PlayerView) -> str:
     naturals = [c for c in cards if c < 52]
     jokers = len(cards) - len(naturals)
     if not naturals:
+        if len(cards) == 2 and not rules.joker_pair:
+            return "two jokers alone are not a set under these rules (joker_pair=false)"
         return "jokers alone are not a discard"
     if len({RANK[c] for c in naturals}) == 1:
         if jokers and not rules.jokers_in_sets:
             return "jokers may not join a set under these rules (jokers_in_sets=false)"
+        if rules.max_set and len(cards) > rules.max_set:
+            return f"a set holds {rules.max_set} cards at most under these rules (max_set)"
         return "not a legal set"
     if len({SUIT[c] for c in naturals}) > 1:
         return "not a set (ranks differ) nor a run (suits differ)"
@@ -125,6 +141,8 @@ def _why_not(selected: Sequence[Card], view: PlayerView) -> str:
         return "a run needs three cards or more"
     if jokers and rules.joker_in_run == "never":
         return "jokers may not join a run under these rules (joker_in_run=never)"
+    if len(naturals) < rules.run_naturals:
+        return f"a run needs {rules.run_naturals} natural cards under these rules (run_naturals)"
     ranks = sorted(RANK[c] for c in naturals)
     gaps = ranks[-1] - ranks[0] + 1 - len(ranks)
     if len(set(ranks)) < len(ranks):
