@@ -86,15 +86,17 @@ def test_hebrew_is_right_to_left(page: Page, server: Server, tmp_path: Path) -> 
     expect(log).not_to_contain_text("discarded")
     expect(page.locator(".me .seat-name")).to_have_text("Shira")
 
-    # a selection that is no discard is explained in Hebrew, and nothing is sent
+    # a selection that is no discard is explained in Hebrew as soon as it is made, nothing
+    # lights up, and nothing is sent
     naturals = [c for c in hand_cards(page) if c not in ("RJ", "BJ")]
-    pair = next(
+    pair = next(  # two cards of two ranks: never a discard (a run has three or more)
         [a, b] for i, a in enumerate(naturals) for b in naturals[i + 1 :] if a[:-1] != b[:-1]
     )
     before = events(page)
     select_cards(page, pair)
-    page.locator('[data-key="discard"]').click()
     expect(page.locator(".hint")).to_have_text(re.compile(r"^אי אפשר לזרוק את הקלפים האלה יחד"))
+    expect(page.locator('[data-key="discard"]')).to_be_disabled()
+    expect(page.locator(".centre .glow")).to_have_count(0)
     expect(page.locator(".error")).to_have_count(0)
     assert events(page) == before and hand_cards(page).count(pair[0]) == 1
     for code in pair:  # the selection is kept until the player changes it

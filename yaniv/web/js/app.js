@@ -4,7 +4,8 @@ import { h, replace } from "./dom.js";
 import { t, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { api } from "./api.js";
 import { store } from "./store.js";
-import { TableScreen } from "./table.js";
+import { TableScreen, levelName, presetName } from "./table.js";
+import { listenForUnlock, setSound, soundOn } from "./sound.js";
 import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
 
@@ -48,7 +49,7 @@ function showError(el, err) {
 function rulesForm(data, initial) {
   const presets = Object.keys(data.presets);
   const preset = h("select", { id: "preset", name: "preset" },
-    presets.map((name) => h("option", { value: name, text: name })));
+    presets.map((name) => h("option", { value: name, text: presetName(name) })));
   preset.value = initial && presets.includes(initial.preset) ? initial.preset
     : presets.includes("standard") ? "standard" : presets[0];
   const controls = {};
@@ -147,7 +148,7 @@ async function home() {
     replace(levelBox, Array.from({ length: n }, (_, i) => {
       const select = h("select", { id: `level-${i}`, "aria-label": t("home.level_of", { n: i + 1 }),
         onchange: (e) => { chosen[i] = e.target.value; } },
-      data.levels.map((level) => h("option", { value: level, text: level })));
+      data.levels.map((level) => h("option", { value: level, text: levelName(level) })));
       select.value = data.levels.includes(chosen[i]) ? chosen[i] : fallback;
       chosen[i] = select.value;
       return h("div", { class: "option" },
@@ -246,6 +247,29 @@ async function home() {
 
 // ------------------------------------------------------------------ a room
 
+/** The room's rules as a guest sees them: the rule set, its main figures, and the options
+ * changed from it (by the names of the Options form). */
+function rulesSummary(data, rules) {
+  if (!rules || !Object.keys(rules).length) return null;
+  const presets = (data && data.presets) || {};
+  const differences = (base) => Object.keys(base).filter((key) => key in rules
+    && JSON.stringify(rules[key]) !== JSON.stringify(base[key]));
+  // the rule set it is, or the one it differs least from
+  const names = Object.keys(presets);
+  const base = rules.preset && presets[rules.preset] ? rules.preset
+    : names.reduce((best, name) => (best === null
+      || differences(presets[name]).length < differences(presets[best]).length ? name : best), null);
+  const changed = base ? differences(presets[base]) : [];
+  return h("section", { class: "panel room-rules", "aria-labelledby": "room-rules-title" },
+    h("h2", { id: "room-rules-title", text: t("room.rules_title") }),
+    base ? h("p", { text: t("room.rules_preset", { preset: presetName(base) }) }) : null,
+    h("p", { text: t("table.rules_line", { limit: rules.yaniv_threshold,
+      penalty: rules.assaf_penalty, end: rules.score_limit }) }),
+    changed.length ? h("p", { class: "note", text: t("room.rules_changed", { options:
+      changed.map((key) => `${key} = ${JSON.stringify(rules[key])}`).join(t("list.separator")) }) })
+      : null);
+}
+
 function shareLink(code) {
   return `${location.origin}${location.pathname}#/room/${code}`;
 }
@@ -282,7 +306,7 @@ async function lobby(code, seat, room) {
     const host = seat && seat.host;
     const bots = [];
     const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level") },
-      ((data && data.levels) || []).map((l) => h("option", { value: l, text: l })));
+      ((data && data.levels) || []).map((l) => h("option", { value: l, text: levelName(l) })));
     if (data && data.levels.includes("medium")) level.value = "medium";
     const current = info.rules || {};
     const rules = host && data ? rulesForm(data, { preset: current.preset || "standard",
@@ -335,7 +359,8 @@ async function lobby(code, seat, room) {
         h("ol", { class: "seats" }, info.seats.map((s) => h("li", {},
           h("span", { class: "seat-name", text: s.name }),
           " ",
-          s.kind === "bot" ? h("span", { class: "note", text: t("seat.bot", { level: s.level || "" }) })
+          s.kind === "bot" ? h("span", { class: "note", text: t("seat.bot",
+            { level: levelName(s.level) }) })
             : null))),
         host ? h("div", { class: "inline" }, level,
           h("button", { type: "button", onclick: addBot, disabled: info.seats.length >= max,
@@ -345,7 +370,8 @@ async function lobby(code, seat, room) {
           : h("p", { text: t("room.wait_host") }),
         error),
       rules ? h("section", { class: "panel" }, rules.element,
-        h("button", { type: "button", onclick: saveRules, text: t("room.save_rules") })) : null));
+        h("button", { type: "button", onclick: saveRules, text: t("room.save_rules") }))
+        : rulesSummary(data, current)));
   };
   draw(room);
   // The server pushes the waiting room (a `room` message) whenever it changes, and once more
@@ -477,15 +503,19 @@ function chrome() {
       store.setPrefs({ ...store.prefs(), fourColour: e.target.checked });
       document.body.classList.toggle("four", e.target.checked);
     } });
+  const sound = h("input", { type: "checkbox", id: "sound", checked: soundOn(),
+    title: t("nav.sound_label"), onchange: (e) => setSound(e.target.checked) });
   replace(document.getElementById("top"),
-    h("a", { class: "brand", href: "#/", text: t("app.title") }),
+    h("h1", { class: "brand-title" }, h("a", { class: "brand", href: "#/", text: t("app.title") })),
     h("div", { class: "prefs" },
       h("label", { class: "switch" }, four, t("nav.four_colour")),
+      h("label", { class: "switch" }, sound, t("nav.sound")),
       lang));
   replace(document.getElementById("skip"), t("nav.skip"));
 }
 
 async function start() {
+  listenForUnlock();
   await setLanguage(preferredLanguage());
   chrome();
   document.getElementById("skip").addEventListener("click", (event) => {

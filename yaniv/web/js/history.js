@@ -182,13 +182,18 @@ function stepWords(step, players) {
     return t("history.deal", { round: num(step.round),
       name: playerName(players[step.to_move]) });
   }
+  // the call that ends a round is told by the result's words alone ("Yaniv! Dana wins the
+  // round with 5."), not "Dana calls Yaniv! Yaniv! ..."
+  if (step.result && step.move === "yaniv") return resultWords(step.result, players);
   const words = moveWords(step, players);
   if (!step.result) return words;
   return `${words}${/[.!]$/.test(words) ? "" : "."} ${resultWords(step.result, players)}`;
 }
 
-function cardRow(cards, label, extra) {
-  const sorted = [...cards].sort((a, b) => cardOrder(a) - cardOrder(b));
+/** A row of cards; a hand is sorted, a discard (``laid``) keeps the order it was laid in, so
+ * that a joker in a run stands where it was put (4♦ ★ 6♦). */
+function cardRow(cards, label, extra, laid = false) {
+  const sorted = laid ? [...cards] : [...cards].sort((a, b) => cardOrder(a) - cardOrder(b));
   return h("div", { class: `replay-cards ${extra || ""}`, role: "img",
     "aria-label": cards.length ? `${label}: ${cardsName(sorted)}`
       : `${label}: ${t("history.no_cards")}` },
@@ -307,7 +312,7 @@ export class ReplayScreen {
       h("div", { class: "replay-middle" },
         h("div", {},
           h("h2", { class: "replay-label", text: t("history.pile") }),
-          cardRow(step.pile, t("history.pile"), "replay-pile")),
+          cardRow(step.pile, t("history.pile"), "replay-pile", true)),
         h("p", { text: tn("history.stock", step.stock) })),
       h("ol", { class: "replay-seats" }, seats),
       h("p", { class: "note", text: t("history.keys") })));

@@ -27,4 +27,22 @@ export const store = {
   setPrefs: (prefs) => write("yaniv.prefs", prefs),
   setup: () => read("yaniv.setup", null),
   setSetup: (setup) => write("yaniv.setup", setup),
+  /** The rounds of a room's game seen in this browser, for the story after a reload: a list
+   * of {round, seat, names, rules: {draw_first}, events} (the view holds its round only). */
+  rounds: (code, seat) => read(`yaniv.story.${code}.${seat ?? "watch"}`, []),
+  setRounds: (code, seat, rounds) => {
+    const key = `yaniv.story.${code}.${seat ?? "watch"}`;
+    write(key, rounds);
+    // keep the stories of the last few rooms only
+    const keys = read("yaniv.stories", []).filter((k) => k !== key);
+    keys.push(key);
+    for (const old of keys.splice(0, Math.max(0, keys.length - 6))) {
+      try {
+        localStorage.removeItem(old);
+      } catch {
+        // as write
+      }
+    }
+    write("yaniv.stories", keys);
+  },
 };

@@ -6,6 +6,9 @@ import { cardFace, cardBack, cardName, cardsName, cardShort, cardOrder, handValu
 import { GameSocket, moveId } from "./socket.js";
 import { store } from "./store.js";
 import { narrate } from "./narrate.js";
+import { coachReason } from "./coach.js";
+import { measure, fly, reveal, reducedMotion } from "./motion.js";
+import { play as playSound, soundsOf } from "./sound.js";
 
 const FINISHED = new Set(["round_over", "game_over"]);
 
@@ -21,6 +24,36 @@ function sameCards(a, b) {
   return x.every((card, i) => card === y[i]);
 }
 
+// The catalogue keys of the bot levels and presets (written out so that each is checked).
+const LEVEL = { random: "level.random", easy: "level.easy", medium: "level.medium",
+  expert: "level.expert" };
+const PRESET = { standard: "preset.standard", quick: "preset.quick", hebrew: "preset.hebrew",
+  draw_first: "preset.draw_first", slapdown: "preset.slapdown", custom: "preset.custom" };
+
+/** A bot level in the page's language (a level the catalogue does not know, as sent). */
+export function levelName(level) {
+  return level in LEVEL ? t(LEVEL[level]) : String(level || "");
+}
+
+/** A preset's name in the page's language. */
+export function presetName(preset) {
+  return preset in PRESET ? t(PRESET[preset]) : String(preset || "");
+}
+
+/** Where each seat sits around the table, as the viewer sees it: the viewer at the bottom,
+ * the others clockwise from there (up the left side, across the top, down the right side).
+ * For each other seat in clockwise order: {seat, slot: "left" | "top" | "right"}. */
+export function seatRing(n, viewer) {
+  const others = viewer === null ? n : n - 1;
+  const start = viewer === null ? 0 : viewer + 1;
+  const places = others + 1; // the viewer's place (or a spectator's) at the bottom
+  return Array.from({ length: others }, (_, k) => {
+    const angle = 90 + ((k + 1) * 360) / places; // screen degrees, clockwise, 90 = bottom
+    const slot = angle < 225 - 1e-6 ? "left" : angle <= 315 + 1e-6 ? "top" : "right";
+    return { seat: (start + k) % n, slot };
+  });
+}
+
 /** A move in words for the page: cards in their short printed form. */
 function moveText(move) {
   const [verb, ...rest] = move.split(" ");
@@ -33,6 +66,24 @@ function moveText(move) {
     case "draw": return rest[0] === "stock" ? t("move.draw_stock") : t("move.take", { cards });
     default: return move;
   }
+}
+
+/** A seat's points in a round, as the paper sheet writes them: "Yaniv 0" for the caller who
+ * won, "Assaf 5 + 30" for a caller caught (hand plus penalty), "Assaf! 0" for who caught
+ * them, "+12" for the rest. The numbers come from the round's result (the engine's scores). */
+function roundPoints(r, seat, penalty) {
+  const points = r.points[seat];
+  if (seat === r.caller) {
+    if (r.kind === "yaniv") return t("sheet.yaniv", { points: num(points) });
+    const hand = r.hand_values[seat];
+    const sum = points === hand + penalty ? `\u2066${num(hand)} + ${num(penalty)}\u2069`
+      : num(points);
+    return t(r.kind === "assaf" ? "sheet.assaf" : "sheet.deliberate", { sum });
+  }
+  if (r.kind === "assaf" && (r.assafers || []).includes(seat)) {
+    return t("sheet.assafer", { points: num(points) });
+  }
+  return t("sheet.points", { points: num(points) });
 }
 
 export class TableScreen {
@@ -55,10 +106,20 @@ export class TableScreen {
     this.handFocus = 0;
     this.lastSpoken = "";
     this.overFocused = null;
-    this.pastRounds = []; // the last views of earlier rounds, for the log
+    this.rounds = store.rounds(code, token ? "seat" : null); // earlier rounds, for the log
     this.prefs = store.prefs();
+    this.queued = null; // a state waiting for the cards in flight to land
+    this.landing = 0; // when the cards in flight land (performance.now())
+    this.timer = null;
+    this.shownEvents = null; // {round, count}: the events the page shows
+    this.revealed = null;
+    this.focusInTable = false; // the keyboard focus was last in the table (kept over redraws)
     this.onKey = (event) => this.key(event);
+    this.onFocus = (event) => {
+      this.focusInTable = event.target instanceof Node && this.root.contains(event.target);
+    };
     document.addEventListener("keydown", this.onKey);
+    document.addEventListener("focusin", this.onFocus);
     this.socket = new GameSocket(code, token, {
       onMessage: (message) => this.receive(message),
       onStatus: (status) => this.connection(status),
@@ -68,6 +129,8 @@ export class TableScreen {
 
   destroy() {
     document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("focusin", this.onFocus);
+    clearTimeout(this.timer);
     this.socket.close();
   }
 
@@ -83,35 +146,70 @@ export class TableScreen {
 
   receive(message) {
     if (message.type === "state") {
-      const before = this.view;
-      if (before && message.view && message.view.round !== before.round) {
-        // the log goes on across rounds seen in this tab (a view holds its round's events)
-        this.pastRounds = [...this.pastRounds, before].slice(-20);
+      // Bots' moves are paced: a state that brings others' moves while cards are still in
+      // flight waits until they land (the latest such state is shown then, with every move
+      // since). A state that makes it the person's turn waits for the flight too, no longer.
+      const wait = this.landing - performance.now();
+      if (this.state && wait > 20 && !reducedMotion()) {
+        this.queued = message;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.flush(), wait);
+        return;
       }
-      this.state = message;
-      this.busy = false;
-      const view = message.view;
-      if (view) {
-        this.selected = this.selected.filter((card) => view.hand.includes(card));
-        const mine = view.seat !== null && view.to_move === view.seat;
-        if (this.pendingDraw && mine && view.phase === "draw"
-            && view.legal_moves.includes(this.pendingDraw.move)) {
-          const { move } = this.pendingDraw;
-          this.pendingDraw = null;
-          this.play(move);
-        } else if (!mine || (view.phase !== "draw" && view.phase !== "start")) {
-          // a state from before the discard (one sent on a reconnection while the discard
-          // waited in the socket's queue) keeps the draw waiting for the discard's state
-          this.pendingDraw = null;
-        }
-      }
-      this.render();
+      // shown now: a state still waiting is older than this one
+      clearTimeout(this.timer);
+      this.queued = null;
+      this.show(message);
     } else if (message.type === "error") {
       this.busy = false;
       if (this.pendingDraw && message.id === this.pendingDraw.after) this.pendingDraw = null;
       this.error = typeof message.message === "string" ? message.message : t("error.unknown");
       this.render();
     }
+  }
+
+  flush() {
+    const message = this.queued;
+    this.queued = null;
+    if (message) this.show(message);
+  }
+
+  /** Keep the round's events for the story (in this browser: the view holds only its own
+   * round, so after a reload the earlier rounds come from here). A new game (a rematch,
+   * round numbers starting again) drops the old one's. */
+  keepRound(view) {
+    const deal = (r) => JSON.stringify((r.events || []).find((e) => e.type === "deal") || null);
+    const entry = { round: view.round, seat: view.seat, names: view.names,
+      rules: { draw_first: Boolean(view.rules.draw_first) }, events: view.events };
+    const same = this.rounds.find((r) => r.round === view.round);
+    let rounds = this.rounds.filter((r) => r.round < view.round);
+    if (same && deal(same) !== deal(entry)) rounds = []; // another game's round of this number
+    rounds.push(entry);
+    this.rounds = rounds.slice(-30);
+    store.setRounds(this.code, this.token ? "seat" : null, this.rounds);
+  }
+
+  show(message) {
+    if (message.view && this.view && message.view.round !== this.view.round) this.handFocus = 0;
+    this.state = message;
+    this.busy = false;
+    const view = message.view;
+    if (view) {
+      this.selected = this.selected.filter((card) => view.hand.includes(card));
+      const mine = view.seat !== null && view.to_move === view.seat;
+      if (this.pendingDraw && mine && view.phase === "draw"
+          && view.legal_moves.includes(this.pendingDraw.move)) {
+        const { move } = this.pendingDraw;
+        this.pendingDraw = null;
+        this.play(move);
+      } else if (!mine || (view.phase !== "draw" && view.phase !== "start")) {
+        // a state from before the discard (one sent on a reconnection while the discard
+        // waited in the socket's queue) keeps the draw waiting for the discard's state
+        this.pendingDraw = null;
+      }
+      this.keepRound(view);
+    }
+    this.render();
   }
 
   // ------------------------------------------------------------ messages up
@@ -163,6 +261,13 @@ export class TableScreen {
     return v.legal_moves.some((m) => m.startsWith("discard "));
   }
 
+  /** Whether the selection is a discard the view lists as legal now (the engine's word:
+   * nothing lights up for a selection that is not). */
+  selectionLegal() {
+    return this.canDiscard() && this.selected.length > 0
+      && this.view.legal_moves.includes(this.discardMove());
+  }
+
   discard() {
     if (this.canDiscard()) this.discardSelection("hint.select_cards");
   }
@@ -212,7 +317,8 @@ export class TableScreen {
     if (i >= 0) this.selected.splice(i, 1);
     else this.selected.push(card);
     this.error = "";
-    this.hint = "";
+    // why the selection cannot be discarded, as soon as it is made
+    this.hint = this.canDiscard() && this.selected.length ? this.discardProblem() : "";
     this.render();
   }
 
@@ -323,16 +429,21 @@ export class TableScreen {
 
   render() {
     const active = document.activeElement;
-    const focusKey = active instanceof HTMLElement && this.root.contains(active)
-      ? active.dataset.key : null;
+    const inside = active instanceof HTMLElement && this.root.contains(active);
+    const focusKey = inside ? active.dataset.key : null;
+    // the focus was in the table, or was dropped to the page by the last redraw (a control
+    // that went away or turned disabled): it comes back to the hand
+    const keep = inside ? Boolean(focusKey)
+      : this.focusInTable && (!active || active === document.body);
+    const before = measure(this.root);
     replace(this.root, this.page());
-    if (focusKey) {
-      const again = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
-      if (again) again.focus();
-    }
+    const v = this.view;
+    let again = focusKey ? this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) : null;
+    if (again && again.disabled) again = null;
+    if (again) again.focus();
+    else if (keep) this.focusHand();
     // the round's end takes the focus once, on its first button (the next round, a rematch),
     // so that a keyboard player goes on with Enter
-    const v = this.view;
     const over = v && FINISHED.has(v.phase) ? `${v.round}:${v.phase}` : null;
     if (over && over !== this.overFocused) {
       const button = this.root.querySelector('.round-end [data-key="next"], '
@@ -340,14 +451,43 @@ export class TableScreen {
       if (button) button.focus();
     }
     this.overFocused = over;
+    this.animate(before);
     this.announce();
   }
 
-  /** The move log in the page's language: the rounds seen in this tab, the current last. */
+  /** Focus the hand's card where the focus was (its place in the hand), else the first. */
+  focusHand() {
+    const cards = [...this.root.querySelectorAll(".hand .card")];
+    if (!cards.length || document.querySelector("dialog[open]")) return;
+    const i = Math.max(0, Math.min(cards.length - 1, this.handFocus));
+    cards.forEach((el, k) => el.setAttribute("tabindex", k === i ? "0" : "-1"));
+    cards[i].focus();
+  }
+
+  /** The new events since the page last showed the table: cards fly, sounds play. */
+  animate(before) {
+    const v = this.view;
+    if (!v) return;
+    const shown = this.shownEvents;
+    this.shownEvents = { round: v.round, count: v.events.length };
+    if (!shown) return; // the first view: nothing is new
+    const fresh = shown.round === v.round ? v.events.slice(shown.count) : v.events;
+    if (!fresh.length) return;
+    const lands = fly(this.root, before, fresh, v.seat);
+    const dialog = this.root.querySelector(".round-end");
+    const revealing = dialog && this.revealed !== v.round ? reveal(dialog) : 0;
+    if (dialog) this.revealed = v.round;
+    this.landing = performance.now() + Math.max(lands, revealing);
+    soundsOf(fresh).forEach((name, i) => playSound(name, i * 0.09));
+  }
+
+  /** The move log in the page's language: the earlier rounds this browser saw (kept over a
+   * reload), the current last. */
   story() {
     const v = this.view;
     if (!v) return [];
-    return [...this.pastRounds, v].flatMap((view) => narrate(view, t, cardShort, tn));
+    const earlier = this.rounds.filter((r) => r.round < v.round);
+    return [...earlier, v].flatMap((view) => narrate(view, t, cardShort, tn));
   }
 
   /** The live region: the last line of the log, and what to do when it is the player's turn
@@ -405,17 +545,9 @@ export class TableScreen {
         end: v.rules.score_limit }) }) : null,
       net,
       this.token ? h("label", { class: "switch" },
-        h("input", { type: "checkbox", checked: this.prefs.coach,
+        h("input", { type: "checkbox", checked: this.prefs.coach, "data-key": "coach",
           onchange: (e) => this.setCoach(e.target.checked) }),
         t("coach.toggle")) : null);
-  }
-
-  /** Seats other than the viewer's, clockwise from the viewer (a spectator sees all). */
-  seatOrder(v) {
-    const n = v.names.length;
-    const start = v.seat === null ? 0 : v.seat + 1;
-    const count = v.seat === null ? n : n - 1;
-    return Array.from({ length: count }, (_, k) => (start + k) % n);
   }
 
   lastActions(v) {
@@ -434,47 +566,57 @@ export class TableScreen {
     return last;
   }
 
+  /** The other seats around the table: up the left side, across the top, down the right
+   * (seatRing), each side in clockwise order in the document. */
   opponents(v, seats) {
     const last = this.lastActions(v);
+    const ring = seatRing(v.names.length, v.seat);
+    const side = (slot) => h("div", { class: `ring ring-${slot}` },
+      ring.filter((place) => place.slot === slot)
+        .map((place) => this.seatBox(v, seats, last, place.seat, slot)));
     return h("section", { class: "opponents", "aria-label": t("table.opponents") },
-      this.seatOrder(v).map((seat) => {
-        const info = seats[seat] || {};
-        const out = v.out.includes(seat);
-        const turn = v.to_move === seat;
-        const size = v.hand_sizes[seat];
-        const known = v.known[seat] || [];
-        const status = [
-          turn ? t("seat.to_move") : null,
-          out ? t("seat.out") : null,
-          info.kind === "bot" ? t("seat.bot", { level: info.level || "" }) : null,
-          info.kind === "human" && info.connected === false ? t("seat.away") : null,
-        ].filter(Boolean).join(" · ");
-        return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
-          "data-seat": seat,
-          "aria-label": t("seat.label", { name: v.names[seat], cards: tn("seat.cards", size),
-            score: num(v.scores[seat]) }), "aria-current": turn ? "true" : null },
-        h("div", { class: "seat-head" },
-          h("span", { class: "seat-name", text: v.names[seat] }),
-          h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) })),
-        status ? h("div", { class: "seat-status", text: status }) : null,
-        h("div", { class: "backs", "aria-hidden": "true" },
-          Array.from({ length: Math.min(size, 10) }, () => h("span", { class: "back" }, cardBack()))),
-        h("div", { class: "seat-count", text: tn("seat.cards", size) }),
-        known.length ? h("div", { class: "known", "aria-label": t("seat.known",
-          { cards: cardsName(known) }) },
-        h("span", { class: "known-label", "aria-hidden": "true", text: t("seat.known_short") }),
-        known.map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c))))
-          : null,
-        last[seat] ? h("div", { class: "last-action",
-          text: last[seat].join(t("list.separator")) }) : null);
-      }));
+      side("left"), side("top"), side("right"));
+  }
+
+  seatBox(v, seats, last, seat, slot) {
+    const info = seats[seat] || {};
+    const out = v.out.includes(seat);
+    const turn = v.to_move === seat;
+    const size = v.hand_sizes[seat];
+    const known = v.known[seat] || [];
+    const status = [
+      turn ? t("seat.to_move") : null,
+      out ? t("seat.out") : null,
+      info.kind === "bot" ? t("seat.bot", { level: levelName(info.level) }) : null,
+      info.kind === "human" && info.connected === false ? t("seat.away") : null,
+    ].filter(Boolean).join(" · ");
+    return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
+      "data-seat": seat, "data-slot": slot,
+      "aria-label": t("seat.label", { name: v.names[seat], cards: tn("seat.cards", size),
+        score: num(v.scores[seat]) }), "aria-current": turn ? "true" : null },
+    h("div", { class: "seat-head" },
+      h("span", { class: "seat-name", text: v.names[seat] }),
+      h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) })),
+    status ? h("div", { class: "seat-status", text: status }) : null,
+    h("div", { class: "backs", "aria-hidden": "true" },
+      Array.from({ length: Math.min(size, 10) }, () => h("span", { class: "back" }, cardBack()))),
+    h("div", { class: "seat-count", text: tn("seat.cards", size) }),
+    known.length ? h("div", { class: "known", role: "img", "aria-label": t("seat.known",
+      { cards: cardsName(known) }) },
+    h("span", { class: "known-label", "aria-hidden": "true", text: t("seat.known_short") }),
+    known.map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c))))
+      : null,
+    last[seat] ? h("div", { class: "last-action",
+      text: last[seat].join(t("list.separator")) }) : null);
   }
 
   centre(v) {
     const mine = this.myTurn && !this.busy;
     const drawFirst = v.rules.draw_first;
+    // in a discard-first turn the stock and the pile light up once the selection is a legal
+    // discard (the tap discards it, then draws)
     const drawing = mine && (v.phase === "draw" || (v.phase === "start"
-      && (drawFirst || this.selected.length > 0)));
+      && (drawFirst || this.selectionLegal())));
     const stockOk = drawing && v.stock_size > 0
       && (v.phase === "start" ? !drawFirst || v.legal_moves.includes("draw stock")
         : v.legal_moves.includes("draw stock"));
@@ -485,8 +627,9 @@ export class TableScreen {
         h("button", { class: `card stock-card${stockOk ? " glow" : ""}`, "data-key": "stock",
           disabled: !stockOk, onclick: () => this.draw(null),
           "aria-label": tn("table.stock", v.stock_size) },
-        cardBack(),
-        h("span", { class: "count", "aria-hidden": "true", text: num(v.stock_size) }))),
+        cardBack()),
+        // the count under the card, not over it (the button's name says it to a reader)
+        h("span", { class: "count", "aria-hidden": "true", text: num(v.stock_size) })),
       h("div", { class: "pile", role: "group", "aria-label": t("table.pile") },
         older > 0 ? h("span", { class: "older", text: t("table.older", { count: older }) }) : null,
         group.map((card, i) => {
@@ -547,7 +690,7 @@ export class TableScreen {
     v.phase === "slap" && mine ? this.slapPrompt(v) : null,
     h("div", { class: "actions" },
       h("button", { class: "primary", "data-key": "discard", disabled: !canDiscard
-          || !this.selected.length, onclick: () => this.discard(),
+          || !this.selectionLegal(), onclick: () => this.discard(),
       "aria-keyshortcuts": "Enter", text: t("action.discard") }),
       legal.has("yaniv") ? h("button", { class: "yaniv", "data-key": "yaniv",
         disabled: !mine, onclick: () => this.yaniv(), "aria-keyshortcuts": "Y",
@@ -555,7 +698,8 @@ export class TableScreen {
       this.selected.length ? h("button", { "data-key": "clear",
         onclick: () => { this.selected = []; this.render(); }, text: t("action.clear") }) : null,
       h("label", { class: "switch" },
-        h("input", { type: "checkbox", checked: this.prefs.sort, onchange: (e) => {
+        h("input", { type: "checkbox", checked: this.prefs.sort, "data-key": "sort",
+          onchange: (e) => {
           this.prefs = { ...store.prefs(), sort: e.target.checked };
           store.setPrefs(this.prefs);
           this.render();
@@ -585,14 +729,20 @@ export class TableScreen {
         body.push(h("p", { class: "odds", text: t("coach.odds", {
           percent: num(coach.yaniv_probability, { style: "percent" }) }) }));
       }
-      body.push(h("ol", { class: "advice" }, (coach.advice || []).map((a) =>
-        h("li", {},
+      const words = { t, tn, num, card: cardShort,
+        percent: (x) => num(x, { style: "percent", maximumFractionDigits: 0 }) };
+      body.push(h("ol", { class: "advice" }, (coach.advice || []).map((a) => {
+        const reason = coachReason(a.reason, words);
+        return h("li", {},
           h("strong", { text: moveText(String(a.move)) }),
           " ",
-          h("span", { class: "reason", lang: "en", dir: "ltr", text: String(a.reason || "") }),
+          // a reason of a form this page does not know is shown as the server sent it
+          reason.translated ? h("span", { class: "reason", text: reason.text })
+            : h("span", { class: "reason", lang: "en", dir: "ltr", text: reason.text }),
           String(a.move).startsWith("discard ") && this.myTurn ? h("button", { class: "link",
             onclick: () => { this.selected = moveCards(String(a.move)); this.render(); },
-            text: t("coach.select") }) : null))));
+            text: t("coach.select") }) : null);
+      })));
     }
     return h("section", { class: "coach", "aria-label": t("coach.title") },
       h("h2", { text: t("coach.title") }), body);
@@ -600,7 +750,9 @@ export class TableScreen {
 
   log() {
     const story = this.story();
-    const list = h("ol", { class: "story", "data-lines": story.length },
+    // a scrolling list takes the focus, so that a keyboard can scroll it
+    const list = h("ol", { class: "story", "data-lines": story.length, tabindex: "0",
+      "aria-label": t("log.title") },
       story.length ? story.map((line) => h("li", { text: line }))
         : h("li", { class: "note", text: t("log.empty") }));
     requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
@@ -608,17 +760,56 @@ export class TableScreen {
       h("h2", { text: t("log.title") }), list);
   }
 
+  /** The results of the finished rounds this browser saw, by round number. */
+  results() {
+    const v = this.view;
+    const out = {};
+    for (const entry of [...this.rounds, v]) {
+      const showdown = (entry.events || []).find((e) => e.type === "showdown");
+      if (showdown && showdown.result) out[entry.round] = showdown.result;
+    }
+    if (v.result && FINISHED.has(v.phase)) out[v.round] = v.result;
+    return out;
+  }
+
+  /** The score sheet, as on paper: a row per round with each player's points as an
+   * equation ("Yaniv 0", "Assaf 5 + 30", "+12") over the running total ("100 → 50" for a
+   * bonus, "out"), and the totals. */
   scoreTable(v) {
     const history = v.score_history || [];
     if (!history.length) return null;
-    return h("section", { class: "scores" },
-      h("h2", { text: t("scores.title") }),
-      h("div", { class: "scroll" }, h("table", {},
+    const results = this.results();
+    const penalty = v.rules.assaf_penalty;
+    const cell = (row, r, seat) => {
+      const result = results[r + 1];
+      const total = row[seat];
+      const before = r > 0 ? history[r - 1][seat] : 0;
+      if (result && !(result.hands[seat] || []).length) {
+        return h("td", { class: "sheet-out" }); // out before this round: no hand was dealt
+      }
+      const points = result ? roundPoints(result, seat, penalty)
+        : t("sheet.points", { points: num(total - before) });
+      const bonus = result ? result.bonuses[seat] : 0;
+      const sum = bonus ? t("sheet.bonus", { before: `\u2066${num(total + bonus)}`,
+        after: `${num(total)}\u2069` }) : num(total);
+      const gone = result && (result.newly_out || []).includes(seat);
+      return h("td", { class: gone ? "sheet-gone" : null },
+        h("span", { class: "sheet-points", text: points }),
+        h("span", { class: "sheet-total", text: gone ? `${sum} ${t("sheet.out")}` : sum }));
+    };
+    return h("section", { class: "scores", "aria-labelledby": "sheet-title" },
+      h("h2", { id: "sheet-title", text: t("sheet.title") }),
+      h("table", { class: "sheet" },
+        h("caption", { class: "visually-hidden", text: t("sheet.caption") }),
         h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("scores.round") }),
           v.names.map((name) => h("th", { scope: "col", text: name })))),
-        h("tbody", {}, history.map((row, r) => h("tr", {},
+        h("tbody", {}, history.map((row, r) => h("tr", { "data-round": r + 1 },
           h("th", { scope: "row", text: num(r + 1) }),
-          row.map((score) => h("td", { text: num(score) }))))))));
+          row.map((_, seat) => cell(row, r, seat))))),
+        h("tfoot", {}, h("tr", {},
+          h("th", { scope: "row", text: t("sheet.total") }),
+          v.scores.map((score, seat) => h("td", { class: v.out.includes(seat) ? "sheet-gone" : null,
+            text: v.out.includes(seat) ? `${num(score)} ${t("sheet.out")}` : num(score) }))))));
   }
 
   resultTitle(v, r) {
@@ -629,33 +820,24 @@ export class TableScreen {
     return t("result.deliberate", { name: caller });
   }
 
-  /** A seat's points as an equation: "12 + 30 = 42", "0", "9". */
-  equation(v, r, seat) {
-    const hand = r.hand_values[seat];
-    const points = r.points[seat];
-    const penalty = v.rules.assaf_penalty;
-    if (seat === r.caller && r.kind !== "yaniv") {
-      if (points === hand + penalty) return `${num(hand)} + ${num(penalty)} = ${num(points)}`;
-    }
-    return num(points);
-  }
-
   roundEnd(v) {
     const r = v.result;
     const over = v.phase === "game_over";
     const rows = r ? v.names.map((name, seat) => {
-      if (!r.hands[seat]) return null;
+      if (!(r.hands[seat] || []).length) return null; // out before this round
       const bonus = r.bonuses ? r.bonuses[seat] : 0;
+      const score = bonus ? t("sheet.bonus", { before: `\u2066${num(r.scores[seat] + bonus)}`,
+        after: `${num(r.scores[seat])}\u2069` }) : num(r.scores[seat]);
       return h("tr", { class: seat === r.winner ? "winner" : null, "data-seat": seat },
         h("th", { scope: "row", text: name }),
         h("td", {}, h("div", { class: "result-hand", role: "img",
           "aria-label": cardsName(r.hands[seat]) },
-        r.hands[seat].map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c))))),
-        h("td", { text: num(r.hand_values[seat]) }),
-        h("td", { text: this.equation(v, r, seat) }),
-        h("td", { text: bonus ? num(bonus, { signDisplay: "always" }) : "" }),
-        h("td", { text: num(r.scores[seat]) + ((r.newly_out || []).includes(seat)
-          ? ` ${t("seat.out")}` : "") }));
+        r.hands[seat].map((c) => h("span", { class: "mini", "aria-hidden": "true" }, cardFace(c)))),
+        h("span", { class: "result-value", text: t("table.hand_value",
+          { value: num(r.hand_values[seat]) }) })),
+        h("td", { class: "result-points", text: roundPoints(r, seat, v.rules.assaf_penalty) }),
+        h("td", { text: score + ((r.newly_out || []).includes(seat)
+          ? ` ${t("sheet.out")}` : "") }));
     }) : [];
     const winners = (v.winners || []).map((s) => v.names[s]).join(t("list.separator"));
     return h("div", { class: "overlay" },
@@ -665,10 +847,10 @@ export class TableScreen {
         { round: v.round }) }),
       r ? h("p", { class: "result-title", text: this.resultTitle(v, r) }) : null,
       over ? h("p", { class: "winners", text: t("result.winners", { names: winners }) }) : null,
-      r ? h("div", { class: "scroll" }, h("table", { class: "result" },
+      r ? h("div", { class: "result-wrap" }, h("table", { class: "result" },
         h("thead", {}, h("tr", {},
-          [t("result.player"), t("result.hand"), t("result.value"), t("result.points"),
-            t("result.bonus"), t("result.score")].map((x) => h("th", { scope: "col", text: x })))),
+          [t("result.player"), t("result.hand"), t("result.points"), t("result.score")]
+            .map((x) => h("th", { scope: "col", text: x })))),
         h("tbody", {}, rows))) : null,
       this.scoreTable(v),
       h("div", { class: "buttons" },
