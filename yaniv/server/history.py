@@ -138,9 +138,18 @@ def replay_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
     """A finished game, move by move, everything shown: each step has the round, the seat
     that moved and its move (None at a round's deal), every hand, the top discard, the cards
     that may be taken, the stock's size, the scores, who is to move, the card a stock draw
-    brought (``drawn``) and the round's result once it ended."""
+    brought (``drawn``) and the round's result once it ended. A move the computer made for
+    an absent person (or one out of time) has ``"by": "stand_in"``."""
     steps: list[dict[str, Any]] = []
     before: list[set[int]] = []
+    table = data.get("table")
+    marks = table.get("stand_in", []) if isinstance(table, dict) else []
+    stand_in = {
+        (m[0], m[1])
+        for m in (marks if isinstance(marks, list) else [])
+        if isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) for x in m)
+    }
+    index = 0  # the move's place in its round
     for game, seat, move in record.iter_replay(data):
         hands = [game.hand(s) for s in range(game.n)]
         step: dict[str, Any] = {
@@ -157,6 +166,12 @@ def replay_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
             "drawn": None,
             "result": None,
         }
+        if move is None:
+            index = 0
+        else:
+            if (game.round_no, index) in stand_in:
+                step["by"] = "stand_in"
+            index += 1
         if isinstance(move, Draw) and move.card is None:
             gained = set(hands[seat]) - before[seat]
             if len(gained) == 1:
