@@ -66,6 +66,31 @@ function colourClass(text) {
   return joker ? `joker-${joker}` : `suit-${suit}`;
 }
 
+// The glyphs of the faces live once in a hidden sprite (<defs>) and the faces draw them with
+// <use>: a card control then holds no text of its own, so its name ("seven of hearts") is all
+// that it says (a face's "7♥♥7" inside the button would not match its name: axe's
+// label-content-name-mismatch).
+const GLYPHS = new Map();
+let sprite = null;
+
+function glyph(text) {
+  if (!sprite && typeof document !== "undefined") {
+    sprite = s("svg", { class: "card-sprite", "aria-hidden": "true", focusable: "false",
+      width: 0, height: 0 }, s("defs", {}));
+    document.body.append(sprite);
+  }
+  if (!GLYPHS.has(text)) {
+    const id = `card-glyph-${GLYPHS.size}`;
+    GLYPHS.set(text, id);
+    sprite.firstChild.append(s("text", { id, text }));
+  }
+  return `#${GLYPHS.get(text)}`;
+}
+
+function use(text, attrs) {
+  return s("use", { href: glyph(text), ...attrs });
+}
+
 /** A card face as an SVG element (decorative: the control around it carries the name). */
 export function cardFace(text) {
   const { rank, suit, joker } = parseCard(text);
@@ -75,14 +100,13 @@ export function cardFace(text) {
   return s("svg", { class: `card-face ${colourClass(text)}`, viewBox: "0 0 60 84",
     "aria-hidden": "true", focusable: "false" },
   s("rect", { class: "card-bg", x: 1, y: 1, width: 58, height: 82, rx: 5 }),
-  s("text", { class: "card-rank", x: 5, y: 17, text: corner }),
-  s("text", { class: "card-suit", x: 5, y: 30, text: symbol }),
-  s("text", { class: "card-centre", x: 30, y: 58, "text-anchor": "middle", text: centre }),
-  joker ? s("text", { class: "card-joker", x: 30, y: 76, "text-anchor": "middle",
-    text: "JOKER" }) : null,
+  use(corner, { class: "card-rank", x: 5, y: 17 }),
+  use(symbol, { class: "card-suit", x: 5, y: 30 }),
+  use(centre, { class: "card-centre", x: 30, y: 58 }),
+  joker ? use("JOKER", { class: "card-joker", x: 30, y: 76 }) : null,
   s("g", { transform: "rotate(180 30 42)" },
-    s("text", { class: "card-rank", x: 5, y: 17, text: corner }),
-    joker ? null : s("text", { class: "card-suit", x: 5, y: 30, text: symbol })));
+    use(corner, { class: "card-rank", x: 5, y: 17 }),
+    joker ? null : use(symbol, { class: "card-suit", x: 5, y: 30 })));
 }
 
 /** A card back as an SVG element. */
@@ -91,5 +115,5 @@ export function cardBack() {
     focusable: "false" },
   s("rect", { class: "back-bg", x: 1, y: 1, width: 58, height: 82, rx: 5 }),
   s("rect", { class: "back-inner", x: 6, y: 6, width: 48, height: 72, rx: 3 }),
-  s("text", { class: "back-mark", x: 30, y: 50, "text-anchor": "middle", text: "Y" }));
+  use("Y", { class: "back-mark", x: 30, y: 50 }));
 }

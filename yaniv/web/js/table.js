@@ -775,7 +775,7 @@ export class TableScreen {
   /** The score sheet, as on paper: a row per round with each player's points as an
    * equation ("Yaniv 0", "Assaf 5 + 30", "+12") over the running total ("100 → 50" for a
    * bonus, "out"), and the totals. */
-  scoreTable(v) {
+  scoreTable(v, where = "side") {
     const history = v.score_history || [];
     if (!history.length) return null;
     const results = this.results();
@@ -797,8 +797,10 @@ export class TableScreen {
         h("span", { class: "sheet-points", text: points }),
         h("span", { class: "sheet-total", text: gone ? `${sum} ${t("sheet.out")}` : sum }));
     };
-    return h("section", { class: "scores", "aria-labelledby": "sheet-title" },
-      h("h2", { id: "sheet-title", text: t("sheet.title") }),
+    // a region beside the table; in the round's end dialog a part of the dialog
+    return h(where === "side" ? "section" : "div", { class: "scores",
+      "aria-labelledby": where === "side" ? `sheet-title-${where}` : null },
+      h("h2", { id: `sheet-title-${where}`, text: t("sheet.title") }),
       h("table", { class: "sheet" },
         h("caption", { class: "visually-hidden", text: t("sheet.caption") }),
         h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("scores.round") }),
@@ -852,7 +854,7 @@ export class TableScreen {
           [t("result.player"), t("result.hand"), t("result.points"), t("result.score")]
             .map((x) => h("th", { scope: "col", text: x })))),
         h("tbody", {}, rows))) : null,
-      this.scoreTable(v),
+      this.scoreTable(v, "dialog"),
       h("div", { class: "buttons" },
         !over && v.seat !== null ? h("button", { class: "primary", "data-key": "next",
           disabled: this.busy, onclick: () => this.nextRound(), text: t("result.next_round") }) : null,
