@@ -342,3 +342,134 @@ def test_narrate_keys_exist_in_both_catalogues() -> None:
         cat = _catalogue(lang)
         missing = sorted(k for k in keys - set(cat) if f"{k}#other" not in cat)
         assert not missing, f"{lang}.json lacks {missing}"
+
+
+# ------------------------------------------------------------------ the coach's words, the sheet
+
+_WORDS_SCRIPT = r"""
+import { readFileSync } from "node:fs";
+import { coachReason } from "./coach.mjs";
+import { roundPoints, roundScore } from "./sheet.mjs";
+const [catalogueDir, casesFile] = process.argv.slice(2);
+const cases = JSON.parse(readFileSync(casesFile, "utf8"));
+const out = {};
+for (const lang of ["en", "he"]) {
+  const messages = JSON.parse(readFileSync(`${catalogueDir}/${lang}.json`, "utf8"));
+  const t = (key, params) => {
+    if (!(key in messages)) throw new Error(`${lang}.json lacks ${key}`);
+    return messages[key].replace(/\{(\w+)\}/g, (whole, name) =>
+      params && name in params ? String(params[name]) : whole);
+  };
+  const rules = new Intl.PluralRules(lang);
+  const num = (x, o) => new Intl.NumberFormat(lang, o).format(x);
+  const tn = (key, count, params) => {
+    const k = `${key}#${rules.select(count)}`;
+    return t(k in messages ? k : `${key}#other`, { count: num(count), ...(params || {}) });
+  };
+  const x = { t, tn, num, card: (c) => `[${c}]`, percent: (p) => num(p, { style: "percent" }) };
+  out[lang] = {
+    coach: cases.reasons.map((r) => coachReason(r, x)),
+    points: cases.results.map(([r, seat]) => roundPoints(r, seat, 30, t, num)),
+    scores: cases.results.map(([r, seat]) => roundScore(r, seat, t, num)),
+  };
+}
+console.log(JSON.stringify(out));
+"""
+
+# the coach's reasons as yaniv/bots/coach.py words them
+_REASONS = [
+    "sheds 1 points, keeps 2C 5D (7); then take 7D",
+    "sheds 10 points, keeps 5C 9D TH BJ (24); then draw from the stock",
+    "sheds 2 points",
+    "24% chance that nobody is at or under 5; risky",
+    "slapping sheds 4 points at once",
+    "keeps the card",
+    "7D leaves 12 in hand",
+    "an unknown card, on average worth 5.4",
+    "the stock: nothing on the pile helps",
+    "QS is low or combines with the hand",
+    "a deliberate Assaf (R15): it costs you 38 points after any bonus",
+    "something the page does not know",
+]
+
+
+def _round(kind: str, caller: int, **extra: object) -> dict[str, object]:
+    result: dict[str, object] = {
+        "kind": kind,
+        "caller": caller,
+        "hand_values": [5, 9, 3],
+        "points": [0, 9, 3],
+        "bonuses": [0, 0, 0],
+        "scores": [20, 47, 60],
+        "assafers": [],
+        "newly_out": [],
+    }
+    result.update(extra)
+    return result
+
+
+_RESULTS = [
+    [_round("yaniv", 0), 0],  # the caller who won
+    [_round("yaniv", 0), 1],  # another seat
+    [_round("assaf", 0, points=[35, 9, 0], assafers=[2]), 0],  # the caller caught: 5 + 30
+    [_round("assaf", 0, points=[35, 9, 0], assafers=[2]), 2],  # who caught them
+    [_round("yaniv", 0, bonuses=[0, 50, 0], scores=[20, 50, 60]), 1],  # 100 -> 50
+    [_round("yaniv", 0, scores=[20, 47, 205], newly_out=[2]), 2],  # out
+]
+
+
+@pytest.fixture(scope="module")
+def worded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[object]]]:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    folder = tmp_path_factory.mktemp("words")
+    for name in ("coach", "sheet"):
+        (folder / f"{name}.mjs").write_text(
+            (WEB / "js" / f"{name}.js").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    (folder / "run.mjs").write_text(_WORDS_SCRIPT, encoding="utf-8")
+    (folder / "cases.json").write_text(
+        json.dumps({"reasons": _REASONS, "results": _RESULTS}), encoding="utf-8"
+    )
+    run = subprocess.run(
+        ["node", str(folder / "run.mjs"), str(WEB / "i18n"), str(folder / "cases.json")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 0, run.stderr
+    result: dict[str, dict[str, list[object]]] = json.loads(run.stdout)
+    return result
+
+
+def test_coach_words_in_english(worded: dict[str, dict[str, list[object]]]) -> None:
+    texts = [r["text"] for r in worded["en"]["coach"]]  # type: ignore[index]
+    assert texts[0] == "sheds 1 point, keeps [2C] [5D] (7); then take [7D]"
+    assert texts[1] == "sheds 10 points, keeps [5C] [9D] [TH] [BJ] (24); then draw from the stock"
+    assert texts[2] == "sheds 2 points"
+    assert texts[3] == "24% chance that nobody is at or under 5; risky"
+    assert texts[6] == "[7D] leaves 12 in hand"
+    assert texts[10] == "a deliberate Assaf: it costs you 38 points after any bonus"
+    translated = [r["translated"] for r in worded["en"]["coach"]]  # type: ignore[index]
+    assert translated == [True] * (len(_REASONS) - 1) + [False]
+    assert texts[-1] == _REASONS[-1]  # an unknown form is shown as sent
+
+
+def test_coach_words_in_hebrew(worded: dict[str, dict[str, list[object]]]) -> None:
+    texts = [str(r["text"]) for r in worded["he"]["coach"]]  # type: ignore[index]
+    assert texts[0] == "מוריד נקודה אחת, נשארים [2C] [5D] (7); ואז לקיחת [7D]"
+    assert texts[2] == "מוריד שתי נקודות"
+    assert texts[4] == "הטחה מורידה מיד 4 נקודות"
+    for text in texts[:-1]:
+        assert re.search("[\u0590-\u05ff]", text), text
+        assert not re.search(r"\b(sheds|keeps|points|chance|stock|hand)\b", text), text
+
+
+def test_score_sheet_words(worded: dict[str, dict[str, list[object]]]) -> None:
+    en, he = worded["en"], worded["he"]
+    lri, pdi = "\u2066", "\u2069"
+    assert en["points"] == ["Yaniv 0", "+9", f"Assaf {lri}5 + 30{pdi}", "Assaf! 0", "+9", "+3"]
+    assert en["scores"][0] == "20" and en["scores"][5] == "205 out"
+    assert en["scores"][4] == f"{lri}100 → 50{pdi}"
+    assert he["points"][:3] == ["יניב 0", "+9", f"אסף {lri}5 + 30{pdi}"]
+    assert he["scores"][4] == f"{lri}100 → 50{pdi}" and he["scores"][5] == "205 בחוץ"

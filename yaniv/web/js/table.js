@@ -7,6 +7,7 @@ import { GameSocket, moveId } from "./socket.js";
 import { store } from "./store.js";
 import { narrate } from "./narrate.js";
 import { coachReason } from "./coach.js";
+import { roundPoints as sheetPoints, roundScore } from "./sheet.js";
 import { measure, fly, reveal, reducedMotion } from "./motion.js";
 import { play as playSound, soundsOf } from "./sound.js";
 
@@ -68,22 +69,8 @@ function moveText(move) {
   }
 }
 
-/** A seat's points in a round, as the paper sheet writes them: "Yaniv 0" for the caller who
- * won, "Assaf 5 + 30" for a caller caught (hand plus penalty), "Assaf! 0" for who caught
- * them, "+12" for the rest. The numbers come from the round's result (the engine's scores). */
 function roundPoints(r, seat, penalty) {
-  const points = r.points[seat];
-  if (seat === r.caller) {
-    if (r.kind === "yaniv") return t("sheet.yaniv", { points: num(points) });
-    const hand = r.hand_values[seat];
-    const sum = points === hand + penalty ? `\u2066${num(hand)} + ${num(penalty)}\u2069`
-      : num(points);
-    return t(r.kind === "assaf" ? "sheet.assaf" : "sheet.deliberate", { sum });
-  }
-  if (r.kind === "assaf" && (r.assafers || []).includes(seat)) {
-    return t("sheet.assafer", { points: num(points) });
-  }
-  return t("sheet.points", { points: num(points) });
+  return sheetPoints(r, seat, penalty, t, num);
 }
 
 export class TableScreen {
@@ -787,15 +774,14 @@ export class TableScreen {
       if (result && !(result.hands[seat] || []).length) {
         return h("td", { class: "sheet-out" }); // out before this round: no hand was dealt
       }
+      // a round this browser did not see: its points are the change of the total
       const points = result ? roundPoints(result, seat, penalty)
         : t("sheet.points", { points: num(total - before) });
-      const bonus = result ? result.bonuses[seat] : 0;
-      const sum = bonus ? t("sheet.bonus", { before: `\u2066${num(total + bonus)}`,
-        after: `${num(total)}\u2069` }) : num(total);
       const gone = result && (result.newly_out || []).includes(seat);
       return h("td", { class: gone ? "sheet-gone" : null },
         h("span", { class: "sheet-points", text: points }),
-        h("span", { class: "sheet-total", text: gone ? `${sum} ${t("sheet.out")}` : sum }));
+        h("span", { class: "sheet-total", text: result ? roundScore(result, seat, t, num)
+          : num(total) }));
     };
     // a region beside the table; in the round's end dialog a part of the dialog
     return h(where === "side" ? "section" : "div", { class: "scores",
@@ -827,9 +813,6 @@ export class TableScreen {
     const over = v.phase === "game_over";
     const rows = r ? v.names.map((name, seat) => {
       if (!(r.hands[seat] || []).length) return null; // out before this round
-      const bonus = r.bonuses ? r.bonuses[seat] : 0;
-      const score = bonus ? t("sheet.bonus", { before: `\u2066${num(r.scores[seat] + bonus)}`,
-        after: `${num(r.scores[seat])}\u2069` }) : num(r.scores[seat]);
       return h("tr", { class: seat === r.winner ? "winner" : null, "data-seat": seat },
         h("th", { scope: "row", text: name }),
         h("td", {}, h("div", { class: "result-hand", role: "img",
@@ -838,8 +821,7 @@ export class TableScreen {
         h("span", { class: "result-value", text: t("table.hand_value",
           { value: num(r.hand_values[seat]) }) })),
         h("td", { class: "result-points", text: roundPoints(r, seat, v.rules.assaf_penalty) }),
-        h("td", { text: score + ((r.newly_out || []).includes(seat)
-          ? ` ${t("sheet.out")}` : "") }));
+        h("td", { text: roundScore(r, seat, t, num) }));
     }) : [];
     const winners = (v.winners || []).map((s) => v.names[s]).join(t("list.separator"));
     return h("div", { class: "overlay" },
