@@ -23,6 +23,10 @@ VARIANTS = [
     RuleSet.preset("hebrew"),
     RuleSet.preset("quick", pickup="any", jokers_in_sets=True),
     RuleSet(joker_in_run="gaps_only", pickup="run_ends_set_any", assaf_scoring="caller_only"),
+    # The house rules of other apps (R8, R14, R22).
+    RuleSet(joker_pair=True, run_naturals=2, max_set=3, assaf_ties="clockwise"),
+    RuleSet.preset("slapdown", slap_empty_hand="yaniv_now", jokers_in_sets=True, max_set=4),
+    RuleSet.preset("slapdown", slap_empty_hand="yaniv_next", assaf_ties="counterclockwise"),
 ]
 
 

@@ -102,7 +102,7 @@ def selection_move(selected: Sequence[Card], view: PlayerView) -> tuple[Discard 
     if len(matches) > 1 and all(D.classify(d.cards, view.rules) == D.RUN for d in matches):
         laid = next((d for d in matches if d.cards == tuple(selected)), None)
         if laid is None:
-            orders = " or ".join(cards_text(d.cards) for d in matches)
+            orders = " or ".join(cards_text(o) for o in D.laid_orders(selected, view.rules))
             return (
                 None,
                 f"these cards lie as a run in more than one order: {orders}; "
@@ -129,7 +129,9 @@ def _why_not(selected: Sequence[Card], view: PlayerView) -> str:
         if len(cards) == 2 and not rules.joker_pair:
             return "two jokers alone are not a set under these rules (joker_pair=false)"
         return "jokers alone are not a discard"
-    if len({RANK[c] for c in naturals}) == 1:
+    # One natural card and jokers: meant as a run where jokers may not join sets.
+    as_run = len(naturals) == 1 and len(cards) >= 3 and not rules.jokers_in_sets
+    if len({RANK[c] for c in naturals}) == 1 and not as_run:
         if jokers and not rules.jokers_in_sets:
             return "jokers may not join a set under these rules (jokers_in_sets=false)"
         if rules.max_set and len(cards) > rules.max_set:
