@@ -76,14 +76,15 @@ def play_to_round_end(sockets: list[Any]) -> list[dict[str, Any]]:
         if view["phase"] in ("round_over", "game_over"):
             break
         seat = view["to_move"]
+        now = moment(view)
         if seat >= len(sockets):  # a bot's turn: wait for it
-            states[0] = latest(sockets[0], lambda s, m=moment(view): moment(s["view"]) != m)
+            states[0] = latest(sockets[0], lambda s, m=now: moment(s["view"]) != m)
             continue
         ws = sockets[seat]
         while moment(states[seat]["view"]) != moment(view):
             states[seat] = next_state(ws)
         ws.send_json({"type": "move", "move": greedy(states[seat]["view"])})
-        states[0] = latest(sockets[0], lambda s, m=moment(view): moment(s["view"]) != m)
+        states[0] = latest(sockets[0], lambda s, m=now: moment(s["view"]) != m)
     else:
         raise AssertionError("the round did not end")
     done = [states[0]]
@@ -320,9 +321,11 @@ def test_a_move_of_ones_own_resets_the_timeouts(tmp_path: Any) -> None:
             room.turn_timer = 30  # now there is time to move
             state = latest(
                 ws,
-                lambda s: s["view"]["to_move"] == 0
-                and s["view"]["phase"] == "start"
-                and not s["seats"][0]["stand_in"],
+                lambda s: (
+                    s["view"]["to_move"] == 0
+                    and s["view"]["phase"] == "start"
+                    and not s["seats"][0]["stand_in"]
+                ),
             )
             ws.send_json({"type": "move", "move": greedy(state["view"]), "id": "own"})
             latest(ws, lambda s: len(s["view"]["events"]) > len(state["view"]["events"]))

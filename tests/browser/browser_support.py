@@ -66,6 +66,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.process: subprocess.Popen[bytes] | None = None
+        self.extra: list[str] = []  # more options of ``yaniv serve`` (--round-wait 4)
 
     def start(self) -> None:
         """Start the server and wait until it answers."""
@@ -83,6 +84,7 @@ class Server:
             BOT_DELAY,
             "--grace",
             str(self.grace),
+            *self.extra,
         ]
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)

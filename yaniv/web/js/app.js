@@ -3,6 +3,7 @@
 import { h, replace } from "./dom.js";
 import { t, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { api } from "./api.js";
+import { timerControl } from "./roomoptions.js";
 import { store } from "./store.js";
 import { TableScreen, levelName, presetName } from "./table.js";
 import { listenForUnlock, setSound, soundOn } from "./sound.js";
@@ -365,6 +366,13 @@ async function lobby(code, seat, room) {
         host ? h("div", { class: "inline" }, level,
           h("button", { type: "button", onclick: addBot, disabled: info.seats.length >= max,
             text: t("room.add_bot") })) : null,
+        timerControl(info, host, async (seconds) => {
+          try {
+            draw(await api.settings(code, seat.token, { turn_timer: seconds }));
+          } catch (err) {
+            showError(error, err);
+          }
+        }),
         host ? h("button", { class: "primary big", type: "button", onclick: start,
           disabled: info.seats.length < 2, text: t("room.start") })
           : h("p", { text: t("room.wait_host") }),
@@ -376,8 +384,8 @@ async function lobby(code, seat, room) {
   draw(room);
   // The server pushes the waiting room (a `room` message) whenever it changes, and once more
   // at the start; redraw only when who sits where changed, so a form being edited is kept.
-  const seated = (info) => JSON.stringify((info.seats || []).map((s) =>
-    s && [s.name, s.kind, s.level || null]));
+  const seated = (info) => JSON.stringify([info.turn_timer, (info.seats || []).map((s) =>
+    s && [s.name, s.kind, s.level || null])]);
   const socket = new GameSocket(code, seat.token, {
     onMessage: (message) => {
       if (message.type !== "room" || lobbySocket !== socket) return;

@@ -184,8 +184,10 @@ function stepWords(step, players) {
   }
   // the call that ends a round is told by the result's words alone ("Yaniv! Dana wins the
   // round with 5."), not "Dana calls Yaniv! Yaniv! ..."
-  if (step.result && step.move === "yaniv") return resultWords(step.result, players);
-  const words = moveWords(step, players);
+  // a move the computer made for an absent player is not credited to the player
+  const by = (words) => (step.by === "stand_in" ? t("history.stand_in", { words }) : words);
+  if (step.result && step.move === "yaniv") return by(resultWords(step.result, players));
+  const words = by(moveWords(step, players));
   if (!step.result) return words;
   return `${words}${/[.!]$/.test(words) ? "" : "."} ${resultWords(step.result, players)}`;
 }

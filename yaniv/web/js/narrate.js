@@ -42,13 +42,16 @@ export function narrate(view, t, card, tn) {
     // a finished turn ends with a full stop, unless its last words are a call ("Yaniv!")
     const last = line.parts[line.parts.length - 1];
     const stop = line.done && !(last && last.kind === "yaniv");
+    // a move the computer made for the person (away, or out of time) is told as its own
+    const stand = line.parts.some((part) => part.by === "stand_in") ? "stand_in_" : "";
     const key = line.seat === you
-      ? (stop ? "log.you_turn_done" : "log.you_turn")
-      : (stop ? "log.turn_done" : "log.turn");
+      ? (stop ? `log.you_${stand}turn_done` : `log.you_${stand}turn`)
+      : (stop ? `log.${stand}turn_done` : `log.${stand}turn`);
     line.text = t(key, { name: name(line.seat), actions });
   };
 
-  const add = (seat, part, ends) => {
+  const add = (seat, part, ends, by) => {
+    if (by) part.by = by;
     let line = lines[lines.length - 1];
     if (!line || line.done || line.seat !== seat) {
       line = { seat, parts: [], done: false, text: "" };
@@ -69,18 +72,18 @@ export function narrate(view, t, card, tn) {
           : t("log.deal", { round: event.round, name: name(event.starter), card: card(event.up) }));
         break;
       case "discard":
-        add(event.seat, { kind: "discard", cards: event.cards || [] }, drawFirst);
+        add(event.seat, { kind: "discard", cards: event.cards || [] }, drawFirst, event.by);
         break;
       case "draw":
         add(event.seat, event.source === "stock" ? { kind: "stock", card: event.card || null }
-          : { kind: "take", card: event.card }, !drawFirst);
+          : { kind: "take", card: event.card }, !drawFirst, event.by);
         break;
       case "slap":
       case "pass": {
         const line = [...lines].reverse().find((x) => x.seat === event.seat);
         if (line) {
-          line.parts.push(event.type === "slap" ? { kind: "slap", card: event.card }
-            : { kind: "keep" });
+          line.parts.push(event.type === "slap" ? { kind: "slap", card: event.card, by: event.by }
+            : { kind: "keep", by: event.by });
           tell(line);
         }
         break;
@@ -90,7 +93,7 @@ export function narrate(view, t, card, tn) {
         break;
       case "showdown": {
         const r = event.result || {};
-        add(r.caller, { kind: "yaniv" }, true);
+        add(r.caller, { kind: "yaniv" }, true, event.by);
         note(headline(r, you, t, name, list));
         break;
       }

@@ -10,6 +10,8 @@ import { coachReason } from "./coach.js";
 import { roundPoints as sheetPoints, roundScore } from "./sheet.js";
 import { measure, fly, reveal, reducedMotion } from "./motion.js";
 import { play as playSound, soundsOf } from "./sound.js";
+import { Clocks } from "./clock.js";
+import { Reactions } from "./reactions.js";
 
 const FINISHED = new Set(["round_over", "game_over"]);
 
@@ -102,6 +104,8 @@ export class TableScreen {
     this.revealed = null;
     this.focusInTable = false; // the keyboard focus was last in the table (kept over redraws)
     this.onKey = (event) => this.key(event);
+    this.clocks = new Clocks(root); // the server's clocks, counted down on the page
+    this.reactions = new Reactions(this);
     this.onFocus = (event) => {
       this.focusInTable = event.target instanceof Node && this.root.contains(event.target);
     };
@@ -118,6 +122,8 @@ export class TableScreen {
     document.removeEventListener("keydown", this.onKey);
     document.removeEventListener("focusin", this.onFocus);
     clearTimeout(this.timer);
+    this.clocks.stop();
+    this.reactions.stop();
     this.socket.close();
   }
 
@@ -132,7 +138,16 @@ export class TableScreen {
   }
 
   receive(message) {
+    if (message.type === "reaction") {
+      this.reactions.receive(message);
+      return;
+    }
+    if (message.type === "error" && message.about === "react") {
+      this.reactions.refused(message);
+      return;
+    }
     if (message.type === "state") {
+      message.at = performance.now(); // the clocks count from the state's arrival
       // Bots' moves are paced: a state that brings others' moves while cards are still in
       // flight waits until they land (the latest such state is shown then, with every move
       // since). A state that makes it the person's turn waits for the flight too, no longer.
@@ -179,6 +194,7 @@ export class TableScreen {
   show(message) {
     if (message.view && this.view && message.view.round !== this.view.round) this.handFocus = 0;
     this.state = message;
+    this.clocks.receive(message, message.at);
     this.busy = false;
     const view = message.view;
     if (view) {
@@ -325,6 +341,18 @@ export class TableScreen {
     this.busy = true;
     this.socket.send({ type: "next_round" });
     this.render();
+  }
+
+  /** The round end's button: this person is ready for the next round, which is dealt once
+   * every person is (or when the server's countdown ends), never for the others by one. */
+  nextButton(v) {
+    const seats = this.state.seats || [];
+    const ready = (seats[v.seat] || {}).ready === true;
+    const together = seats.filter((s) => s && s.kind === "human").length > 1;
+    return h("button", { class: "primary", "data-key": "next",
+      "data-ready": ready ? "true" : "false", disabled: this.busy || ready,
+      onclick: () => this.nextRound(),
+      text: ready ? t("ready.waiting") : t(together ? "ready.ready" : "result.next_round") });
   }
 
   confirm(title, text, ok, action) {
@@ -575,7 +603,6 @@ export class TableScreen {
       turn ? t("seat.to_move") : null,
       out ? t("seat.out") : null,
       info.kind === "bot" ? t("seat.bot", { level: levelName(info.level) }) : null,
-      info.kind === "human" && info.connected === false ? t("seat.away") : null,
     ].filter(Boolean).join(" · ");
     return h("article", { class: `seat${turn ? " turn" : ""}${out ? " out" : ""}`,
       "data-seat": seat, "data-slot": slot,
@@ -585,6 +612,10 @@ export class TableScreen {
       h("span", { class: "seat-name", text: v.names[seat] }),
       h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) })),
     status ? h("div", { class: "seat-status", text: status }) : null,
+    this.clocks.seatNote(seat, info, false),
+    this.clocks.ring(seat),
+    this.reactions.bubble(seat),
+    info.kind === "human" ? this.reactions.muteSwitch(seat) : null,
     h("div", { class: "backs", "aria-hidden": "true" },
       Array.from({ length: Math.min(size, 10) }, () => h("span", { class: "back" }, cardBack()))),
     h("div", { class: "seat-count", text: tn("seat.cards", size) }),
@@ -663,6 +694,11 @@ export class TableScreen {
       h("span", { class: "seat-name", text: v.names[seat] || info.name || "" }),
       h("span", { class: "seat-score", text: t("seat.score", { score: num(v.scores[seat]) }) }),
       h("span", { class: "hand-value", text: t("table.hand_value", { value }) })),
+    this.clocks.seatNote(seat, info, true),
+    this.clocks.ring(seat),
+    info.away === "idle" ? h("button", { class: "back", "data-key": "back",
+      onclick: () => this.socket.send({ type: "back" }), text: t("seat.back") }) : null,
+    this.reactions.bubble(seat),
     h("div", { class: "hand", role: "group", "aria-label": t("table.hand", { value }) },
       hand.map((card, i) => {
         const picked = this.selected.includes(card);
@@ -692,7 +728,8 @@ export class TableScreen {
           this.render();
         } }), t("action.sort"))),
     this.error ? h("p", { class: "error", role: "alert", dir: "auto", text: this.error }) : null,
-    this.hint ? h("p", { class: "hint", role: "status", text: this.hint }) : null);
+    this.hint ? h("p", { class: "hint", role: "status", text: this.hint }) : null,
+    this.reactions.bar());
   }
 
   slapPrompt(v) {
@@ -837,9 +874,9 @@ export class TableScreen {
             .map((x) => h("th", { scope: "col", text: x })))),
         h("tbody", {}, rows))) : null,
       this.scoreTable(v, "dialog"),
+      over ? null : this.clocks.roundWait(this.state),
       h("div", { class: "buttons" },
-        !over && v.seat !== null ? h("button", { class: "primary", "data-key": "next",
-          disabled: this.busy, onclick: () => this.nextRound(), text: t("result.next_round") }) : null,
+        !over && v.seat !== null ? this.nextButton(v) : null,
         over && this.onRematch ? h("button", { class: "primary", "data-key": "rematch",
           onclick: () => this.onRematch(v), text: t("result.rematch") }) : null,
         h("button", { onclick: () => this.onHome(), text: t("nav.home") }))));
