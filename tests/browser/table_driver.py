@@ -217,6 +217,18 @@ def next_round(page: Page) -> None:
     expect(table(page)).to_have_attribute("data-round", str(before + 1))
 
 
+def next_round_all(pages: list[Page]) -> None:
+    """From the round-end screen of every person in a room, each says Ready (a round is
+    dealt once every person is), and the next round shows on every page."""
+    before = round_no(pages[0])
+    for page in pages:
+        button = page.locator('.round-end [data-key="next"]')
+        if button.count() and button.is_enabled():
+            button.click()
+    for page in pages:
+        expect(table(page)).to_have_attribute("data-round", str(before + 1))
+
+
 def reach_turn(page: Page, limit: int = 5) -> None:
     """Wait for this seat's turn; a round that ends first (a bot's early Yaniv) is followed by
     the next."""
@@ -293,7 +305,7 @@ def play_to_game_over(pages: list[Page], limit: int, seconds: float = 45) -> dic
             if all(phase(page) == "game_over" for page in pages):
                 return stats
             if phase(pages[0]) == "round_over":
-                next_round(pages[0])
+                next_round_all(pages)
                 continue
         moved = False
         for page, state in zip(pages, now, strict=True):
