@@ -298,3 +298,15 @@ def test_bots_and_coach_need_no_numpy() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "played without numpy" in done.stdout
+
+
+@pytest.mark.parametrize("index", [26, 48, 80])
+def test_experts_break_a_stalled_round(index: int) -> None:
+    # Arena games (seed 1, two experts and two random bots) that once ran to the 5,000-move
+    # cap: the two experts left each aimed at a bonus target (178 + 22 and 187 + 13 are 200,
+    # 87 + 13 is 100), or traded the same cards through the pile, and nobody could call.
+    from yaniv.arena import GameTask, play_game
+
+    lineup = ("expert", "expert", "random", "random")
+    summary = play_game(GameTask(index, lineup, RuleSet(), 1, False, 10.0, 5000, 10.0))
+    assert not summary["capped"] and summary["winners"], summary

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from ..cards import VALUE, Card, mask_of
 from ..discards import legal_discards
 from ..errors import YanivError
+from ..events import Discarded
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, SLAPS, YANIV, Discard, Move, Slap
 from ..rules import RuleSet
@@ -58,6 +59,17 @@ BONUS_PULL = 1.0
 #: Rough chance, by an opponent's hand size (0..5 cards), that it ends the round before my next
 #: turn.
 HAZARD = (0.0, 0.3, 0.18, 0.08, 0.03, 0.01)
+#: Turns per player still in the round after which the round counts as stalled: players who
+#: each aim at a bonus target, or trade the same cards through the pile, can keep a round going
+#: for ever (hundreds of arena games hit the move cap). A stalled expert races: it sheds points
+#: with no bonus pull and no hoarding, and calls at even odds; after twice as many, whenever it
+#: may. Normal rounds end long before: this changes no decision in them.
+STALL_TURNS = 12
+
+
+def round_turns(view: PlayerView) -> int:
+    """The discards made so far this round (one per turn)."""
+    return sum(1 for e in view.events if isinstance(e, Discarded))
 
 
 def _rollout_turn(g: Game, me: int, w_me: float) -> None:
@@ -238,7 +250,8 @@ class ExpertBot:
         moves = legal_moves(view)
         if len(moves) == 1:
             return moves[0]
-        self.w_now = self.weight(view.rules)
+        stall = round_turns(view) / (STALL_TURNS * len(view.active_seats()))
+        self.w_now = self.weight(view.rules) if stall < 1 else 0.0  # racing: no hoarding
         phase = view.phase
         if phase == Phase.SLAP:
             return next((m for m in moves if isinstance(m, Slap)), PASS)
@@ -261,6 +274,9 @@ class ExpertBot:
         dist = H.value_dist(view.unseen())
         collects = mask_of(view.known[view.next_seat(view.seat)])
         stock_ok = view.stock_size > 0
+        stall = round_turns(view) / (STALL_TURNS * len(view.active_seats()))
+        if stall >= 1:
+            return self._race(view, stall >= 2)
         # Candidate turns, best by the heuristic first: (first move, planned draw).
         cands: list[tuple[Move, Card | None]] = []
         scores: list[float] = []
@@ -321,6 +337,36 @@ class ExpertBot:
         if best != base and totals[best] - totals[base] < self.margin * self.worlds:
             best = base
         return self._commit(view, cands[best])
+
+    def _race(self, view: PlayerView, desperate: bool) -> Move:
+        """A stalled round's turn: call at even odds (``desperate``: whenever allowed), else
+        shed the most points with the draw that leaves the lowest hand."""
+        rules = view.rules
+        moves = view.legal_moves
+        value = view.hand_value
+        if (
+            YANIV in moves
+            and value <= rules.yaniv_threshold
+            and (desperate or yaniv_success_probability(view) >= 0.5)
+        ):
+            return YANIV
+        hand = mask_of(view.hand)
+        dist = H.value_dist(view.unseen())
+        stock_ok = view.stock_size > 0
+        if rules.draw_first:
+            for _, card in H.draw_first_options(
+                hand, value, view.pickable, stock_ok, rules, dist, w=0.0
+            ):
+                m = DRAW_STOCK if card is None else DRAWS[card]
+                if m in moves:
+                    return m
+        else:
+            for _, d, draw in H.plan_discard_first(
+                hand, value, view.pickable, stock_ok, rules, dist, w=0.0
+            ):
+                if d in moves:
+                    return self._commit(view, (d, draw))
+        return heuristic_move(view, self.rng, 1.0, 0.0)
 
     def _commit(self, view: PlayerView, cand: tuple[Move, Card | None]) -> Move:
         move, draw = cand
