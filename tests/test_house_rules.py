@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from yaniv import Game, RuleSet, record
 from yaniv.arena import run_arena
-from yaniv.bots.coach import yaniv_success_probability
+from yaniv.bots.coach import advise, yaniv_success_probability
 from yaniv.cards import parse_cards
 from yaniv.cli import app
 from yaniv.errors import IllegalMoveError, RuleError
@@ -199,3 +199,14 @@ def test_a_program_may_answer_a_run_out_of_order(tmp_path: Path) -> None:
     )
     assert report["errors"] == [] and report["capped"] == 0
     assert log.read_text().count("discard") >= 1  # runs were given out of order, and accepted
+
+
+@pytest.mark.parametrize("mode", ["yaniv_now", "yaniv_next"])
+def test_the_coach_says_a_slap_empties_the_hand(mode: str) -> None:
+    game = _slap_position(mode)
+    game.play("discard 4C")
+    game.play("draw stock")
+    advice = advise(game.view(0))
+    assert str(advice[0].move) == "slap 4D"
+    assert advice[0].reason.startswith("slapping empties your hand")
+    assert ("at once" in advice[0].reason) == (mode == "yaniv_now")

@@ -433,13 +433,14 @@ def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
     phase = view.phase
     if phase == Phase.SLAP:
         drawn = view.drawn if view.drawn is not None else -1
-        out.append(
-            Advice(
-                next(m for m in view.legal_moves if isinstance(m, Slap)),
-                -1.0,
-                f"slapping sheds {VALUE[drawn]} points at once",
-            )
-        )
+        slap = next(m for m in view.legal_moves if isinstance(m, Slap))
+        if len(view.hand) == 1 and rules.slap_empty_hand == "yaniv_now":  # R22
+            reason = "slapping empties your hand: a Yaniv with 0 at once"
+        elif len(view.hand) == 1:
+            reason = "slapping empties your hand: next turn, a Yaniv with 0"
+        else:
+            reason = f"slapping sheds {VALUE[drawn]} points at once"
+        out.append(Advice(slap, -1.0, reason))
         out.append(Advice(Pass(), 0.0, "keeps the card"))
     elif phase == Phase.START and not rules.draw_first:
         for score, d, draw in H.plan_discard_first(
