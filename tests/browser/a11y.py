@@ -22,7 +22,8 @@ def axe_violations(page: Page, context: str | None = None) -> list[dict[str, Any
           const r = await axe.run(context ? document.querySelector(context) : document,
             { resultTypes: ["violations"] });
           return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, summary: n.failureSummary })) }));
+            nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target,
+              summary: n.failureSummary })) }));
         }""",
         context,
     )

@@ -46,8 +46,13 @@ function offset(from, to) {
 
 function animate(el, from, to, duration, delay = 0) {
   if (!el || !from || !to) return null;
-  return el.animate([{ transform: offset(from, to) }, { transform: "none" }],
+  // a card in flight passes over other controls: it takes no tap or click until it lands
+  el.style.pointerEvents = "none";
+  const flight = el.animate([{ transform: offset(from, to) }, { transform: "none" }],
     { duration, delay, easing: EASE, fill: "backwards" });
+  const landed = () => { el.style.pointerEvents = ""; };
+  flight.finished.then(landed, landed);
+  return flight;
 }
 
 /** A card that flies on its own (a face, or a back for a hidden card) from one rect to
