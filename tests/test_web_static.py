@@ -468,8 +468,9 @@ def test_coach_words_in_hebrew(worded: dict[str, dict[str, list[object]]]) -> No
 def test_score_sheet_words(worded: dict[str, dict[str, list[object]]]) -> None:
     en, he = worded["en"], worded["he"]
     lri, pdi = "\u2066", "\u2069"
-    assert en["points"] == ["Yaniv 0", "+9", f"Assaf {lri}5 + 30{pdi}", "Assaf! 0", "+9", "+3"]
+    nine, three = f"{lri}+9{pdi}", f"{lri}+3{pdi}"  # "+9" reads so in Hebrew too
+    assert en["points"] == ["Yaniv 0", nine, f"Assaf {lri}5 + 30{pdi}", "Assaf! 0", nine, three]
     assert en["scores"][0] == "20" and en["scores"][5] == "205 out"
     assert en["scores"][4] == f"{lri}100 → 50{pdi}"
-    assert he["points"][:3] == ["יניב 0", "+9", f"אסף {lri}5 + 30{pdi}"]
+    assert he["points"][:3] == ["יניב 0", nine, f"אסף {lri}5 + 30{pdi}"]
     assert he["scores"][4] == f"{lri}100 → 50{pdi}" and he["scores"][5] == "205 בחוץ"

@@ -18,7 +18,7 @@ export function roundPoints(r, seat, penalty, t, num) {
   if (r.kind === "assaf" && (r.assafers || []).includes(seat)) {
     return t("sheet.assafer", { points: num(points) });
   }
-  return t("sheet.points", { points: num(points) });
+  return LTR(t("sheet.points", { points: num(points) })); // "+12", not "12+" in Hebrew
 }
 
 /** A seat's score after the round: "47", or "100 → 50" when a bonus took it down, with
