@@ -381,14 +381,19 @@ def test_cli_table_shows_a_long_command_by_its_program_and_script(tmp_path: Path
         "    v = json.loads(line)['view']\n"
         "    print(json.dumps({'move': v['legal_moves'][-1]}), flush=True)\n"
     )
-    spec = f"cmd:{sys.executable} {script} --depth 3"
+    # The program under a short name of its own, so the table's width depends on nothing of
+    # this machine (a venv's python3.11, a long interpreter path): the script needs only the
+    # standard library, which a link to the interpreter outside its venv still has.
+    program = tmp_path / "py"
+    program.symlink_to(sys.executable)
+    spec = f"cmd:{program} {script} --depth 3"
     assert len(spec) > 100
     out = tmp_path / "r.json"
     result = CliRunner().invoke(
         app, ["arena", "--bot", spec, "--bot", "easy", "--games", "2", "--json", str(out)]
     )
     assert result.exit_code == 0, result.output
-    shown = f"cmd:{Path(sys.executable).name} long_named_bot.py --depth 3"
+    shown = "cmd:py long_named_bot.py --depth 3"
     assert short_name(spec) == shown
     table = result.output[result.output.index("Arena:") :]
     lines = [
