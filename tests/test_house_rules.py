@@ -210,3 +210,14 @@ def test_the_coach_says_a_slap_empties_the_hand(mode: str) -> None:
     assert str(advice[0].move) == "slap 4D"
     assert advice[0].reason.startswith("slapping empties your hand")
     assert ("at once" in advice[0].reason) == (mode == "yaniv_now")
+
+
+def test_the_web_lobby_offers_the_new_options() -> None:
+    from yaniv.server.app import options
+
+    offered = options()
+    assert offered["joker_pair"] == {"choices": [False, True]}
+    assert offered["run_naturals"] == {"min": 1, "max": 2}
+    assert offered["max_set"] == {"choices": [0, 2, 3, 4, 5, 6]}  # never 1: no set at all
+    assert offered["assaf_ties"] == {"choices": ["all", "clockwise", "counterclockwise"]}
+    assert offered["slap_empty_hand"] == {"choices": ["never", "yaniv_now", "yaniv_next"]}
