@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +17,16 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from browser.browser_support import Server, new_context, no_page_errors, watched
 from browser.table_driver import (
+    after_move,
     can_call_yaniv,
     click_turn,
+    events,
+    highest_card,
     log_lines,
+    phase,
+    play_to_game_over,
     round_no,
+    select_cards,
     table,
     turn_or_end_now,
 )
@@ -35,15 +42,25 @@ IDS = [f"{lang}-{size}" for lang, size in CASES]
 def words(lang: str, key: str, **params: Any) -> str:
     """A catalogue's message with its placeholders filled (the page's own words)."""
     data = json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
-    text = str(data.get(key, json.loads((CATALOGUES / "en.json").read_text())[key]))
+    if key not in data:
+        data = json.loads((CATALOGUES / "en.json").read_text(encoding="utf-8"))
+    text = str(data[key])
     return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m.group(1), m.group(0))), text)
 
 
 def pattern(lang: str, key: str, **params: Any) -> re.Pattern[str]:
-    """A catalogue message as a pattern: a {count} left open is any number."""
-    text = words(lang, key, **params)
-    parts = [re.escape(p) for p in text.split("{count}")]
-    return re.compile(r"\d+".join(parts))
+    """A catalogue message as a pattern: a {count} left open is any number. A key ending in
+    ``#other`` matches any of its plural forms (Hebrew's 'שתי שניות', 'שנייה אחת')."""
+    data = json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
+    keys = [key]
+    if key.endswith("#other"):
+        base = key.removesuffix("#other")
+        keys = [k for k in data if k.startswith(base + "#")]
+    forms = []
+    for k in keys:
+        text = words(lang, k, **params)
+        forms.append(r"\d+".join(re.escape(p) for p in text.split("{count}")))
+    return re.compile("|".join(f"(?:{f})" for f in forms))
 
 
 def post(server: Server, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -242,6 +259,18 @@ def test_the_turn_timer_runs_out_and_the_computer_plays(
         expect(page.locator(".log .story")).to_contain_text(
             words(lang, "log.you_stand_in_turn", actions=""), timeout=10_000
         )
+        # a second turn runs out: the seat is away, the computer plays on until "I'm back"
+        back = page.locator('.me [data-key="back"]')
+        for _ in range(400):
+            if back.count():
+                break
+            if phase(page) == "round_over":  # a round the stand-in or the bot ended
+                page.locator('.round-end [data-key="next"]').click()
+            page.wait_for_timeout(100)  # the server's clock runs; not an assertion
+        expect(back).to_have_text(words(lang, "seat.back"))
+        expect(page.locator(".me .stand-in")).to_have_text(words(lang, "seat.stand_in_you"))
+        back.click()
+        expect(back).to_have_count(0)
         no_page_errors(page)
     finally:
         ctx.close()
@@ -285,6 +314,67 @@ def test_quick_reactions_reach_the_room_and_can_be_muted(
         expect(guest.locator(".reaction-bubble")).to_have_count(0)
         for page in (host, guest):
             no_page_errors(page)
+    finally:
+        for ctx in ctxs:
+            ctx.close()
+
+
+@pytest.mark.parametrize(("lang", "size"), CASES, ids=IDS)
+def test_the_replay_tells_the_stand_ins_moves(
+    browser: Browser, quick_server: Server, lang: str, size: str
+) -> None:
+    ctxs = contexts(browser, lang, size, 2)
+    try:
+        key = secrets.token_urlsafe(32)
+        rules = {"preset": "standard", "end_mode": "first_over", "score_limit": 1}
+        rules["yaniv_threshold"] = 15
+        host_body = {"name": "Host", "rules": rules, "player_key": key}
+        host_room = post(quick_server, "/api/rooms", host_body)
+        code, tokens = host_room["room"], [host_room["token"]]
+        tokens.append(post(quick_server, f"/api/rooms/{code}/join", {"name": "P1"})["token"])
+        post(quick_server, f"/api/rooms/{code}/start", {"token": tokens[0]})
+        ctxs[0].add_init_script(f"localStorage.setItem('yaniv.player_key', {json.dumps(key)})")
+        host = seat_page(ctxs[0], quick_server, code, tokens[0], 0, lang)
+        guest = seat_page(ctxs[1], quick_server, code, tokens[1], 1, lang)
+        expect(table(guest)).to_have_attribute("data-round", "1")
+        guest.close()
+        expect(host.locator('.seat[data-seat="1"] .stand-in')).to_be_visible(timeout=10_000)
+        told = words(lang, "log.stand_in_turn", name="P1", actions="")
+        # the host plays plain turns (no call) until the computer has moved for P1
+        for _ in range(100):
+            if any(x.startswith(told) for x in log_lines(host)) or phase(host) == "game_over":
+                break
+            if turn_or_end_now(host) != "turn":
+                host.wait_for_timeout(100)  # the stand-in's turn; not an assertion
+                continue
+            before = events(host)
+            if phase(host) == "slap":
+                host.locator('[data-key="pass"]').click()
+            else:
+                select_cards(host, [highest_card(host)])
+                host.locator('[data-key="stock"]').click()
+            after_move(host, before)
+        if phase(host) != "game_over":
+            play_to_game_over([host], 15, seconds=90)
+        expect(table(host)).to_have_attribute("data-phase", "game_over")
+        # the History page's replay: the stand-in's moves are the computer's
+        host.goto(f"{quick_server.url}#/history")
+        host.locator("table.history tbody tr button[data-game]").first.click()
+        expect(host.locator(".replay-words")).to_be_visible()
+        suffix = words(lang, "history.stand_in", words="").strip()
+        seen: list[str] = []
+        last = host.locator('[data-step="next"]')
+        while True:
+            seen.append(host.locator(".replay-words").inner_text())
+            if last.is_disabled():
+                break
+            count = host.locator(".replay-count").inner_text()
+            last.click()
+            expect(host.locator(".replay-count")).not_to_have_text(count)
+        by_computer = [x for x in seen if suffix in x]
+        assert by_computer, seen
+        assert all("P1" in x for x in by_computer), by_computer
+        no_page_errors(host)
     finally:
         for ctx in ctxs:
             ctx.close()
