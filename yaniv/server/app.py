@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
-from ..rules import BOUNDS, CHOICES, PRESETS, TARGET_BOUNDS, RuleSet
+from ..rules import BOUNDS, CHOICES, HOLES, PRESETS, TARGET_BOUNDS, RuleSet
 from .history import router as history_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
@@ -39,6 +39,9 @@ def options() -> dict[str, Any]:
     for f in dataclasses.fields(RuleSet):
         if f.name in CHOICES:
             out[f.name] = {"choices": list(CHOICES[f.name])}
+        elif f.name in HOLES:  # a short range with a value left out: offer the others
+            low, high = BOUNDS[f.name]
+            out[f.name] = {"choices": [v for v in range(low, high + 1) if v not in HOLES[f.name]]}
         elif f.name in BOUNDS:
             low, high = BOUNDS[f.name]
             out[f.name] = {"min": low, "max": high}
