@@ -89,22 +89,22 @@ def test_a_bot_stands_in_after_the_grace_and_the_player_takes_back(
         code = room_code(page)
         page.close()
 
-        # a spectator sees the seat away and a stand-in play it (the player's name, moves)
+        # a spectator sees the computer play the seat, and its moves told as the computer's
+        # (issue 14: they were credited to the player)
         watcher = watched(watch_ctx.new_page())
         watcher.goto(f"{srv.url}#/watch/{code}")
         seat = watcher.locator(".opponents .seat").filter(has_text="Leaver")
-        expect(seat).to_contain_text("away")
-        expect(
-            watcher.locator(".log .story li").filter(
-                has_text=re.compile(r"^\u2068Leaver\u2069 discarded .+ and (drew|took)")
-            )
-        ).not_to_have_count(0)
+        expect(seat).to_contain_text("played by the computer")
+        stand_in = re.compile(
+            r"^The computer played for \u2068Leaver\u2069: discarded .+ and (drew|took)"
+        )
+        expect(watcher.locator(".log .story li").filter(has_text=stand_in)).not_to_have_count(0)
 
         # the player comes back on the same profile and plays on
         again = watched(player_ctx.new_page())
         again.goto(f"{srv.url}#/room/{code}")
         expect(again.locator(".me .seat-name")).to_have_text("Leaver")
-        expect(seat).not_to_contain_text("away")
+        expect(seat).not_to_contain_text("played by the computer")
         play_round_by_clicking(again)
         expect(again.get_by_role("dialog", name=re.compile(r"^Round \d+ is over$"))).to_be_visible()
         no_page_errors(again)
