@@ -455,7 +455,10 @@ export class TableScreen {
     const v = this.view;
     let again = focusKey ? this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) : null;
     if (again && again.disabled) again = null;
-    if (again) again.focus();
+    if (again && again.closest(".hand")) {
+      this.handFocus = [...this.root.querySelectorAll(".hand .card")].indexOf(again);
+      this.focusHand();
+    } else if (again) again.focus();
     else if (keep) this.focusHand();
     // the round's end takes the focus once, on its first button (the next round, a rematch),
     // so that a keyboard player goes on with Enter
