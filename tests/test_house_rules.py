@@ -221,3 +221,18 @@ def test_the_web_lobby_offers_the_new_options() -> None:
     assert offered["max_set"] == {"choices": [0, 2, 3, 4, 5, 6]}  # never 1: no set at all
     assert offered["assaf_ties"] == {"choices": ["all", "clockwise", "counterclockwise"]}
     assert offered["slap_empty_hand"] == {"choices": ["never", "yaniv_now", "yaniv_next"]}
+
+
+def test_a_slap_that_ends_the_round_is_seen_by_everyone() -> None:
+    game = _slap_position("yaniv_now")
+    game.play("discard 4C")
+    game.play("draw stock")
+    others = [game.view(s) for s in (1, 2, None)]
+    assert all(v.phase.label == "draw" and v.stock_size == 4 for v in others)  # veiled
+    game.play("slap 4D")
+    for seat in (0, 1, 2, None):
+        view = game.view(seat)
+        assert view.phase.label == "round_over" and view.result == game.result
+        assert view.pile[-1] == tuple(parse_cards("4C 4D")) and view.stock_size == 3
+        kinds = [type(e).__name__ for e in view.events]
+        assert kinds[-2:] == ["Slapped", "Showdown"], (seat, kinds)

@@ -933,6 +933,7 @@ class Game:
         self._events.append((Showdown, result))
         self.phase = _GAME_OVER if winners else _ROUND_OVER
         self._to_move = -1
+        self._veil = None  # a slap that ends the round (R22) closes its window for everyone
         if self.deal is not None:
             self.history.append(RoundLog(self.deal, tuple(self.moves), tuple(self.refills), result))
         return result
