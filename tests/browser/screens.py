@@ -115,3 +115,20 @@ def shoot(page: Page, tmp_path: Path, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, kept)
     return path
+
+
+def finish_quick_round(page: Page) -> None:
+    """Under QUICK_ROUND: call Yaniv at the player's first turn (a bot may call first), and
+    wait for the round's end."""
+    from browser.table_driver import click_turn, wait_turn_or_end
+
+    stats: dict[str, int] = {}
+    for turn in range(30):
+        if wait_turn_or_end(page) == "end":
+            break
+        yaniv = page.locator('[data-key="yaniv"]')
+        if yaniv.count() and yaniv.is_enabled():
+            yaniv.click()
+        else:
+            click_turn(page, turn, stats)
+    expect(page.locator(".round-end")).to_be_visible()
