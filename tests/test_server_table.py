@@ -408,3 +408,31 @@ def test_only_the_fixed_reactions_are_accepted(tmp_path: Any, message: dict[str,
             (got,) = reactions_of(ws1, 1)
             assert got["reaction"] == "thumbs_up"
             assert json.dumps(got, ensure_ascii=False).count("<") == 0
+
+
+def test_migration_0003_goes_down_and_up_with_rooms_in_it(database: str) -> None:
+    """A room stored before the turn timer (no rooms.options) loads with the timer off; the
+    migration goes down and up again on each backend."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect
+
+    from yaniv.server.storage import MIGRATIONS, make_engine
+
+    with client(database) as c:
+        code, tokens = room_of(c, turn_timer=30)
+        assert c.get(f"/api/rooms/{code}").json()["turn_timer"] == 30
+    engine = make_engine(database)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0002")
+    assert "options" not in {c["name"] for c in inspect(engine).get_columns("rooms")}
+    engine.dispose()
+    with client(database) as c:  # the app migrates up again at its start
+        info = c.get(f"/api/rooms/{code}").json()
+        assert info["status"] == "playing" and info["turn_timer"] == 0
+        with c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws:
+            state = next_state(ws)
+            assert state["turn_timer"] == 0 and state["clock"] is None

@@ -16,13 +16,16 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE on both backends (SQLite has DROP COLUMN since 3.35), not a batch: a
+# batch copies the rooms table and drops the old one, and with foreign keys on, that deletes
+# every room's players and games (ON DELETE CASCADE).
+
+
 def upgrade() -> None:
     """Add rooms.options."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.add_column(sa.Column("options", sa.JSON(), nullable=True))
+    op.add_column("rooms", sa.Column("options", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
     """Drop rooms.options."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.drop_column("options")
+    op.drop_column("rooms", "options")
