@@ -33,6 +33,7 @@ LAYERS = {
     "scenarios": 3,
     "session": 3,
     "narration": 3,
+    "search": 3,
     "cli": 4,
     "arena_cli": 4,
     "tui": 4,

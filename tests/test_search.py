@@ -1,0 +1,155 @@
+"""The public search API: sampled worlds agree with the view and know nothing it hides."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import rule_sets
+
+from yaniv import Game, Phase, RuleSet
+from yaniv.cards import deck
+from yaniv.moves import YANIV
+from yaniv.search import (
+    SearchError,
+    consistent,
+    determinized,
+    hidden_counts,
+    sample_worlds,
+)
+from yaniv.view import PlayerView
+
+
+def _random_position(rules: RuleSet, players: int, seed: int) -> Game:
+    """A game some random moves into a round (a round over is dealt on)."""
+    game = Game.new(rules, players, seed)
+    rng = random.Random(seed)
+    for _ in range(rng.randrange(0, 60)):
+        if game.is_over:
+            break
+        if game.phase is Phase.ROUND_OVER:
+            game.next_round()
+            continue
+        legal = [m for m in game.legal_moves() if m != YANIV] or list(game.legal_moves())
+        game.play(rng.choice(legal))
+    return game
+
+
+@settings(max_examples=40, deadline=None)
+@given(rule_sets(), st.integers(2, 8), st.integers(0, 2**32))
+def test_every_world_is_consistent_with_the_view(rules: RuleSet, players: int, seed: int) -> None:
+    if players * rules.hand_size + 1 > 52 + rules.jokers:
+        players = 2
+    game = _random_position(rules, players, seed)
+    if game.phase >= Phase.ROUND_OVER:
+        return
+    for seat in [*range(players), None]:
+        view = game.view(seat)
+        for world in sample_worlds(view, 4, seed=seed):
+            every = [c for h in world.hands for c in h] + list(world.stock)
+            every += [c for g in view.pile for c in g]
+            assert sorted(every) == deck(rules.jokers)  # a deal of the whole deck
+            assert [len(h) for h in world.hands] == list(view.hand_sizes)
+            if seat is not None:
+                assert world.hands[seat] == view.hand
+            for s in range(players):
+                assert set(view.known[s]) <= set(world.hands[s])
+            played = world.game(view, seed=seed)
+            assert consistent(view, played), (seat, view.phase)
+            # ... and it plays on: every listed move is accepted.
+            if played.to_move is not None:
+                for move in played.legal_moves():
+                    played.clone().play(move)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rule_sets(), st.integers(2, 6), st.integers(0, 2**32))
+def test_worlds_never_read_the_hidden_cards(rules: RuleSet, players: int, seed: int) -> None:
+    # Permute the cards this seat cannot see (other hands' unknown cards and the stock): the
+    # view is the same, so the sampled worlds must be too, card for card.
+    if players * rules.hand_size + 1 > 52 + rules.jokers:
+        players = 2
+    game = _random_position(rules, players, seed)
+    if game.phase >= Phase.ROUND_OVER or game.phase is Phase.SLAP:
+        return
+    seat = ((game.to_move or 0) + 1) % players  # a seat not to move: most is hidden
+    view = game.view(seat)
+    position = game.position()
+    hidden_places = [
+        (s, c)
+        for s, hand in enumerate(position["hands"])
+        if s != seat
+        for c in hand
+        if c not in position["known"][s]
+    ]
+    cards = [c for _, c in hidden_places] + position["stock"]
+    rng = random.Random(seed)
+    rng.shuffle(cards)
+    hands = [
+        [c for c in hand if s == seat or c in position["known"][s]]
+        for s, hand in enumerate(position["hands"])
+    ]
+    for (s, _), c in zip(hidden_places, cards, strict=False):
+        hands[s].append(c)
+    other = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden_places) :]})
+    other_view = other.view(seat)
+    if other.hands == game.hands and other.stock == game.stock:
+        return  # the permutation changed nothing
+    assert _public(other_view) == _public(view)
+    a = sample_worlds(view, 8, seed=seed)
+    b = sample_worlds(other_view, 8, seed=seed)
+    assert a == b
+
+
+def _public(view: PlayerView) -> tuple[object, ...]:
+    return (
+        view.hand,
+        view.hand_sizes,
+        view.pile,
+        view.known,
+        view.stock_size,
+        view.scores,
+        view.phase,
+        view.to_move,
+        view.legal_moves,
+    )
+
+
+def test_worlds_are_uniform_over_the_unseen_cards() -> None:
+    game = Game.new(RuleSet(), 2, seed=3)
+    view = game.view(1)
+    counts: dict[int, int] = {}
+    n = 4000
+    for world in sample_worlds(view, n, seed=5):
+        for c in world.hands[0]:
+            counts[c] = counts.get(c, 0) + 1
+    unseen = view.unseen()
+    expected = n * hidden_counts(view)[0] / len(unseen)  # 4000 * 5 / 43: about 465
+    assert set(counts) == set(unseen)
+    assert all(abs(k - expected) < 5 * expected**0.5 for k in counts.values())
+
+
+def test_weights_and_refusals() -> None:
+    game = Game.new(RuleSet(), 3, seed=8)
+    view = game.view(0)
+    low = sample_worlds(view, 50, seed=2, weigh=lambda v, s, cards: 2.0 ** -len(cards))
+    assert all(w.weight == 2.0**-10 for w in low)  # two opponents of five unknown cards
+    with pytest.raises(SearchError, match="expected a number >= 0"):
+        sample_worlds(view, 1, seed=2, weigh=lambda v, s, cards: float("nan"))
+    with pytest.raises(SearchError, match="expected a whole number 0 to"):
+        sample_worlds(view, -1)
+    game.play(game.legal_moves()[0])
+    game.play("draw stock")
+    assert len(determinized(game.view(2), 3, seed=1)) == 3
+    over = Game.from_position(RuleSet(), [["AC"], ["KD"]], ["2C"], [["3C"]], 0)
+    over.play("yaniv")
+    with pytest.raises(SearchError, match="the round is over"):
+        sample_worlds(over.view(0), 1)
+
+
+def test_the_same_seed_gives_the_same_worlds() -> None:
+    view = Game.new(RuleSet(), 4, seed=1).view(2)
+    assert sample_worlds(view, 5, seed=3) == sample_worlds(view, 5, seed=3)
+    assert sample_worlds(view, 5, seed=3) != sample_worlds(view, 5, seed=4)
