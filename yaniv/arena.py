@@ -10,14 +10,21 @@ other seats share the win, and the failure is listed in the report. A game still
 ``max_moves`` moves (``MAX_MOVES`` by default) is stopped and reported as capped: it is a win for
 no one and does not move the ratings.
 
-External programs (``cmd:COMMAND``) are seated through :mod:`yaniv.protocol`; printing the
-report and the command line are in :mod:`yaniv.arena_cli`.
+A seat is a built-in level (``medium``), an external program (``cmd:COMMAND``, seated through
+:mod:`yaniv.protocol`), or a policy in this process (``module:Name``: a class with
+``choose(view) -> move``, built with no arguments or with ``seed=``, or a function of a view),
+imported once, so that a model is loaded once and not once per game. ``evaluate`` measures a
+policy object directly. Printing the report and the command line are in
+:mod:`yaniv.arena_cli`.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import math
 import random
+import re
 import statistics
 import time
 from collections import Counter
@@ -29,7 +36,7 @@ from .cards import deck
 from .discards import as_laid
 from .errors import YanivError
 from .game import Deal, Game, Phase, ResultKind
-from .moves import YANIV
+from .moves import YANIV, Move, parse_move
 from .protocol import QUIT_GRACE, STARTUP_LIMIT, BotFailure, CmdBot, check_time_limit, close_all
 from .rules import RuleSet
 
@@ -37,6 +44,7 @@ __all__ = [
     "MAX_MOVES",
     "BotFailure",
     "BotStats",
+    "Evaluation",
     "GameTask",
     "Runner",
     "calibration_table",
@@ -45,7 +53,9 @@ __all__ = [
     "check_time_limit",
     "deal_for",
     "entrant_names",
+    "evaluate",
     "lineup_for",
+    "load_policy",
     "make_bot",
     "percentile",
     "play_game",
@@ -68,26 +78,100 @@ def check_max_moves(max_moves: int) -> None:
         raise YanivError(f"--max-moves {max_moves!r}: expected a whole number of moves, at least 1")
 
 
+#: ``module.path:Name``, a policy found on the Python path.
+_POLICY_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+#: Policy objects given to ``evaluate``, by the spec that seats them (a forked worker has them
+#: too; they never travel to another machine).
+_OBJECTS: dict[str, Any] = {}
+
+
+def load_policy(spec: str) -> Any:
+    """The class or function that ``module:Name`` names; YanivError in words otherwise."""
+    if not _POLICY_SPEC.fullmatch(spec):
+        raise YanivError(f"bot {spec!r}: a policy is module:Name, e.g. mybots.greedy:Greedy")
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any failure of someone else's module, in words
+        raise YanivError(f"bot {spec!r}: cannot import {module_name}: {exc}") from None
+    found = getattr(module, attr, None)
+    if found is None:
+        raise YanivError(f"bot {spec!r}: {module_name} has no {attr}")
+    if not (isinstance(found, type) and callable(getattr(found, "choose", None))) and not (
+        callable(found) and not isinstance(found, type)
+    ):
+        raise YanivError(
+            f"bot {spec!r}: {attr} is neither a class with choose(view) nor a function of a view"
+        )
+    return found
+
+
+class _FunctionPolicy:
+    """A function of a view, seated as a bot."""
+
+    def __init__(self, function: Callable[[Any], Any]) -> None:
+        self.choose = function
+
+
+def _seated(policy: Any, seed: int) -> Any:
+    """A bot from a policy: a class built (with ``seed=`` where it takes one), a function
+    wrapped, an object with ``choose`` as it is."""
+    if isinstance(policy, type):
+        try:
+            takes_seed = "seed" in inspect.signature(policy).parameters
+        except (TypeError, ValueError):
+            takes_seed = False
+        try:
+            return policy(seed=seed) if takes_seed else policy()
+        except Exception as exc:  # someone else's constructor
+            raise YanivError(f"building {policy.__name__} failed: {exc}") from None
+    if callable(getattr(policy, "choose", None)):
+        return policy
+    return _FunctionPolicy(policy)
+
+
 def make_bot(spec: str, seed: int, time_limit: float, startup_limit: float = STARTUP_LIMIT) -> Any:
-    """A bot from its spec: a level name, or ``cmd:COMMAND``."""
+    """A bot from its spec: a level name, ``cmd:COMMAND`` or ``module:Name``."""
     if spec.startswith("cmd:"):
         return CmdBot(spec[4:], time_limit, startup_limit=startup_limit)
+    if spec in _OBJECTS:
+        return _seated(_OBJECTS[spec], seed)
+    if ":" in spec:
+        return _seated(load_policy(spec), seed)
     from .bots import get_bot
 
     return get_bot(spec, seed)
 
 
+def _as_move(answer: Any, bot: str) -> Move:
+    """A policy's answer as a move: a Move, or move text; BotFailure in words otherwise."""
+    if isinstance(answer, Move):
+        return answer
+    if isinstance(answer, str):
+        try:
+            return parse_move(answer)
+        except YanivError as exc:
+            raise BotFailure(f"{bot} answered a bad move: {exc}") from None
+    raise BotFailure(f"{bot} answered {answer!r:.60}, which is not a move")
+
+
 def check_spec(spec: str) -> None:
-    """Raise YanivError for an unknown level (commands are checked when started)."""
+    """Raise YanivError for an unknown level or policy (commands are checked when started)."""
     if spec.startswith("cmd:"):
         if not spec[4:].strip():
             raise YanivError("empty command in 'cmd:'")
+        return
+    if spec in _OBJECTS:
+        return
+    if ":" in spec:
+        load_policy(spec)
         return
     from .bots.base import bot_names
 
     if spec not in bot_names():
         raise YanivError(
-            f"unknown bot {spec!r}; bots: {', '.join(sorted(bot_names()))}, or cmd:COMMAND"
+            f"unknown bot {spec!r}; bots: {', '.join(sorted(bot_names()))}, cmd:COMMAND, "
+            "or module:Name (a policy on the Python path)"
         )
 
 
@@ -185,7 +269,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
             view = game.view(seat)
             t0 = time.perf_counter()
             try:
-                move = bots[seat].choose(view)
+                move = _as_move(bots[seat].choose(view), seats[seat])
             except BotFailure as exc:
                 errors.append((seat, str(exc)))
                 break
@@ -529,3 +613,85 @@ def run_arena(
         report["calibration"] = calibration_table(calib)
         report["calibration_calls"] = len(calib)
     return report
+
+
+# ----------------------------------------------------------------- a policy, measured
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """How a policy did in ``evaluate``: its games, wins (a shared win counts for each winner),
+    win rate with its 95% Wilson interval, points per round, OpenSkill rating, capped games,
+    and the arena's whole report."""
+
+    games: int
+    wins: float
+    win_rate: float
+    ci95: tuple[float, float]
+    points_per_round: float
+    rating: dict[str, float]
+    capped: int
+    errors: list[dict[str, Any]]
+    report: dict[str, Any] = field(repr=False)
+
+
+def evaluate(
+    policy: Any,
+    against: Sequence[str] = ("medium",),
+    games: int = 100,
+    players: int = 2,
+    seed: int = 1,
+    rules: RuleSet | None = None,
+    jobs: int = 1,
+    max_moves: int = MAX_MOVES,
+) -> Evaluation:
+    """Play ``policy`` against bots (``against``: specs, the last filling the other seats) in
+    ``games`` duplicate-deal games, and measure it.
+
+    ``policy`` is an object with ``choose(view) -> move``, a class of such objects (built once
+    per game, with ``seed=`` where it takes one), a function of a view, or a spec string. An
+    object is used as it is, in this process (or forked workers with ``jobs`` > 1): a model is
+    loaded once. A move may be a ``Move`` or its text.
+
+    >>> from yaniv.bots.random_bot import RandomBot
+    >>> e = evaluate(RandomBot, against=["random"], games=4, seed=2)
+    >>> e.games, 0.0 <= e.win_rate <= 1.0
+    (4, True)
+    """
+    if not against:
+        raise YanivError("evaluate: name at least one bot to play against")
+    if isinstance(policy, str):
+        spec = policy
+    else:
+        if not callable(getattr(policy, "choose", None)) and not callable(policy):
+            raise YanivError(
+                f"evaluate: {policy!r:.60} is not a policy (an object with choose(view), "
+                "a class of them, or a function of a view)"
+            )
+        name = getattr(policy, "__name__", None) or type(policy).__name__
+        spec = f"{name}@{id(policy):x}"
+        _OBJECTS[spec] = policy
+    try:
+        report = run_arena(
+            [spec, *against],
+            players=players,
+            games=games,
+            rules=rules or RuleSet(),
+            seed=seed,
+            jobs=jobs,
+            max_moves=max_moves,
+        )
+    finally:
+        _OBJECTS.pop(spec, None)
+    me = report["bots"][0]
+    return Evaluation(
+        games=me["games"],
+        wins=me["wins"],
+        win_rate=me["win_rate"],
+        ci95=(me["ci95"][0], me["ci95"][1]),
+        points_per_round=me["mean_round_points"],
+        rating=me["rating"],
+        capped=report["capped"],
+        errors=report["errors"],
+        report=report,
+    )

@@ -1,0 +1,142 @@
+"""Policies in the arena's process: ``--bot module:Name`` and ``arena.evaluate``."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from yaniv import RuleSet, arena
+from yaniv.arena import evaluate, load_policy, make_bot
+from yaniv.bots.medium_bot import MediumBot
+from yaniv.cli import app
+from yaniv.errors import YanivError
+
+POLICIES = '''
+import random
+
+from yaniv.moves import DRAW_STOCK, YANIV, Discard
+
+LOADS = [0]
+LOADS[0] += 1  # a "model" loaded at import: once per process, however many games
+
+
+def shed(view):
+    """Yaniv when it may, else the discard worth most, then the stock."""
+    legal = list(view.legal_moves)
+    if YANIV in legal and view.hand_value <= view.rules.yaniv_threshold:
+        return YANIV
+    discards = [m for m in legal if isinstance(m, Discard)]
+    if discards:
+        return max(discards, key=lambda d: d.value)
+    return DRAW_STOCK if DRAW_STOCK in legal else legal[0]
+
+
+class Greedy:
+    """Sheds greedily; seeded."""
+
+    def __init__(self, seed=None):
+        self.rng = random.Random(seed)
+
+    def choose(self, view):
+        return shed(view)
+
+
+class Unseeded:
+    def choose(self, view):
+        return str(shed(view))  # move text is accepted too
+
+
+def last_move(view):
+    return shed(view)
+
+
+def garbage(view):
+    return 42
+
+
+NOT_A_POLICY = 7
+'''
+
+
+@pytest.fixture
+def policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module of policies on the Python path; its name."""
+    name = f"arena_policies_{abs(hash(tmp_path)) % 10**8}"
+    (tmp_path / f"{name}.py").write_text(POLICIES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def test_the_command_line_seats_classes_and_functions(policies: str, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--bot", f"{policies}:Greedy",
+            "--bot", f"{policies}:Unseeded",
+            "--bot", f"{policies}:last_move",
+            "--players", "3", "--games", "6", "--json", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["errors"] == [] and report["capped"] == 0
+    assert [b["spec"] for b in report["bots"]] == [
+        f"{policies}:Greedy",
+        f"{policies}:Unseeded",
+        f"{policies}:last_move",
+    ]
+    assert sum(b["wins"] for b in report["bots"]) >= 6  # every game has a winner
+    assert sys.modules[policies].LOADS == [1]  # imported once for the six games
+
+
+def test_bad_policies_are_refused_in_words(policies: str) -> None:
+    for spec, words in [
+        ("no_such_module_here:Bot", "cannot import no_such_module_here"),
+        (f"{policies}:Missing", f"{policies} has no Missing"),
+        (f"{policies}:NOT_A_POLICY", "neither a class with choose(view) nor a function"),
+        ("bad spec:x", "a policy is module:Name"),
+    ]:
+        with pytest.raises(YanivError, match=re.escape(words)):
+            arena.check_spec(spec)
+    result = CliRunner().invoke(app, ["arena", "--bot", f"{policies}:Missing", "--bot", "easy"])
+    assert result.exit_code == 2 and "has no Missing" in result.output
+    assert load_policy(f"{policies}:Greedy").__name__ == "Greedy"
+    bot = make_bot(f"{policies}:Greedy", 5, 10.0)
+    assert bot.rng.random() == make_bot(f"{policies}:Greedy", 5, 10.0).rng.random()  # seed=
+
+
+def test_a_policy_that_answers_no_move_loses_the_game_in_words(policies: str) -> None:
+    report = arena.run_arena([f"{policies}:garbage", "easy"], players=2, games=2, rules=RuleSet())
+    assert len(report["errors"]) == 2
+    assert all("answered 42, which is not a move" in e["error"] for e in report["errors"])
+    assert report["bots"][0]["wins"] == 0 and report["bots"][1]["wins"] == 2
+
+
+def test_evaluate_measures_an_object_loaded_once() -> None:
+    bot = MediumBot(seed=3)
+    calls = [0]
+    choose = bot.choose
+
+    def counting(view: object) -> object:
+        calls[0] += 1
+        return choose(view)  # type: ignore[arg-type]
+
+    bot.choose = counting  # type: ignore[method-assign, assignment]
+    result = evaluate(bot, against=["random"], games=20, players=2, seed=4)
+    assert result.games == 20 and result.errors == [] and result.capped == 0
+    assert result.ci95[0] <= result.win_rate <= result.ci95[1]
+    assert result.win_rate > 0.5  # medium beats random
+    assert result.points_per_round >= 0 and "ordinal" in result.rating
+    assert calls[0] > 20  # the very object played every game
+    assert not arena._OBJECTS  # and is let go afterwards
+    with pytest.raises(YanivError, match="is not a policy"):
+        evaluate(42, against=["random"], games=2)
