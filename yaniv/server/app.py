@@ -18,7 +18,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, HOLES, PRESETS, TARGET_BOUNDS, RuleSet
+from .guard import Guard
 from .history import router as history_router
+from .limits import Limits, MemoryCounter
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .storage import Store, default_database_url
@@ -62,6 +64,7 @@ def create_app(
     web_dir: Path | None = WEB_DIR,
     round_wait: float = ROUND_WAIT,
     reaction_gap: float = REACTION_GAP,
+    limits: Limits | None = None,
 ) -> FastAPI:
     """The app, with its store opened (and migrated) and its rooms resumed at startup.
 
@@ -69,8 +72,11 @@ def create_app(
     tests and benchmarks whose clients play as fast as a machine can raise it.
     ``round_wait``: seconds a round's end waits for its people before the next deal;
     ``reaction_gap``: seconds between two reactions of a seat.
+    ``limits``: rates per client address, sockets per seat and room, a request's size and
+    time (yaniv/server/limits.py; ``Limits.unlimited()`` for benchmarks from one address).
     """
     url = database or default_database_url()
+    limits = limits or Limits()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -83,6 +89,7 @@ def create_app(
             flood_limit=flood_limit,
             round_wait=round_wait,
             reaction_gap=reaction_gap,
+            limits=limits,
         )
         await hub.load()
         app.state.hub = hub
@@ -98,6 +105,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
+    app.add_middleware(Guard, limits=limits, counter=MemoryCounter())  # words, always
 
     def hub_of(request: Request | WebSocket) -> Hub:
         hub: Hub = request.app.state.hub

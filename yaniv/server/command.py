@@ -37,6 +37,14 @@ def serve_command(
         max=600.0,
         help="seconds a round's end waits for its people to be ready before the next deal",
     ),
+    limit: list[str] = typer.Option(  # noqa: B008
+        [],
+        "--limit",
+        metavar="NAME=VALUE",
+        help="an abuse limit (repeatable): lookups, joins, connects, creates (a minute per "
+        "client address, 0: none; 120, 30, 120, 30), seat-sockets (4), room-sockets (100), "
+        "max-body (bytes, 64k), request-timeout (seconds, 10); docs/web-protocol.md",
+    ),
     browser: bool = typer.Option(
         True, "--browser/--no-browser", help="open the web app in a browser"
     ),
@@ -46,6 +54,8 @@ def serve_command(
         import uvicorn
 
         from .app import WEB_DIR, create_app
+        from .limits import Limits
+        from .serving import server_config
         from .storage import check_database, database_url, default_database_url
     except ImportError as exc:
         typer.echo(f"the web app needs its extra: pip install 'yaniv[web]' ({exc})", err=True)
@@ -53,13 +63,19 @@ def serve_command(
     # Checked (and migrated) here, so that a bad URL or a server that is down is told in
     # words rather than as uvicorn's startup traceback.
     try:
+        limits = Limits().updated(limit)
         url = database_url(database or default_database_url())
         check_database(url)
     except ValueError as exc:
         typer.echo(f"yaniv serve: {exc}", err=True)
         raise typer.Exit(2) from None
     app = create_app(
-        url, bot_delay=bot_delay, grace=grace, slap_window=slap_window, round_wait=round_wait
+        url,
+        bot_delay=bot_delay,
+        grace=grace,
+        slap_window=slap_window,
+        round_wait=round_wait,
+        limits=limits,
     )
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{port}/"
@@ -69,7 +85,7 @@ def serve_command(
     if browser:
         threading.Timer(1.0, _open, args=(address,)).start()
     tune_runtime()
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 20)
+    uvicorn.Server(server_config(app, host, port, limits)).run()
 
 
 def tune_runtime() -> None:

@@ -29,7 +29,9 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
+from .guard import CLOSE_CROWDED, LONE_SURROGATE, holds_lone_surrogate
 from .journal import RecordText, view_dict
+from .limits import Limits, sockets_refusal
 from .schemas import (
     CLIENT_MESSAGE,
     MAX_MESSAGE,
@@ -689,6 +691,9 @@ class Room:
         except (ValueError, RecursionError):
             await conn.send({"type": "error", "message": "the message is not valid JSON"})
             return
+        if holds_lone_surrogate(data):  # no answer could quote it (not even its id)
+            await conn.send({"type": "error", "message": LONE_SURROGATE})
+            return
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             await conn.send({"type": "error", "message": "a message is a JSON object with a type"})
             return
@@ -891,8 +896,10 @@ class Hub:
         flood_limit: int = FLOOD_LIMIT,
         round_wait: float = ROUND_WAIT,
         reaction_gap: float = REACTION_GAP,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
+        self.limits = limits or Limits()  # the sockets a seat and a room may have open
         self.flood_limit = flood_limit
         self.round_wait = round_wait
         self.reaction_gap = reaction_gap
@@ -1180,6 +1187,11 @@ class Hub:
                 )
                 await ws.close(code=4403)
                 return
+        crowded = sockets_refusal(self.limits, (c.seat for c in room.conns), seat)
+        if crowded is not None:
+            await ws.send_json({"type": "error", "message": crowded})
+            await ws.close(code=CLOSE_CROWDED)
+            return
         conn = Conn(ws, seat)
         await room.attach(conn)
         try:

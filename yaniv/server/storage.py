@@ -7,7 +7,10 @@ that the event loop never waits on the disk and writes reach the database in ord
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
+import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,9 +20,9 @@ from typing import Any, TypeVar
 
 from alembic import command as alembic_command
 from alembic.config import Config
-from sqlalchemy import Engine, bindparam, create_engine, event, select, update
+from sqlalchemy import Engine, bindparam, create_engine, event, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .models import PlayerRow, RoomRow
@@ -66,18 +69,80 @@ def database_url(url: str) -> str:
     raise ValueError(f"unsupported database {backend!r}: expected {BACKENDS}")
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite URL (None for another backend, memory or a ``file:`` URI)."""
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    if name.startswith("file:"):
+        return None
+    return Path(name).expanduser()
+
+
+def create_private(path: Path) -> None:
+    """Create an SQLite file readable by its owner alone (0600), in a folder of the owner's
+    alone (0700) when the folder is new: the file holds the seeds, hands and stocks of the
+    games in play. An existing file or folder keeps its mode."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
+def unwritable(path: Path, folder: bool = True) -> str | None:
+    """Why the SQLite database ``path`` cannot be written, in words, or None.
+
+    The file and its ``-wal`` and ``-shm`` companions must be writable, and (with
+    ``folder``) the folder too, where SQLite makes the companions. ``os.access`` says no to
+    a read-only mode (for a user other than root), an immutable file (chattr +i, even for
+    root) and a file system mounted read-only.
+    """
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if part.exists() and not os.access(part, os.W_OK):
+            return f"the database file {part} is read-only"
+    if folder and not os.access(path.parent, os.W_OK | os.X_OK):
+        return (
+            f"the database's folder {path.parent} is read-only (SQLite writes its -wal "
+            "and -shm files beside the database)"
+        )
+    return None
+
+
+class ReadOnlyDatabase(OperationalError):
+    """The SQLite file (or its folder) went read-only: nothing can be stored."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__(None, None, sqlite3.OperationalError(words))
+        self.words = words
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; an SQLite file's folder is created, WAL mode is switched on."""
+    """An engine for ``url``; an SQLite file is created private (``create_private``), WAL
+    mode is switched on in exclusive locking mode.
+
+    Exclusive locking keeps SQLite's wal-index in the process's memory rather than in a
+    shared ``-shm`` file mapped into memory: a write to that mapping after the file went
+    read-only (chattr +i, a file system remounted read-only) killed the process with
+    SIGBUS, where a plain write gets an error that can be told. It also keeps a second
+    server off the same file (one process owns every room of an SQLite store); the engine
+    holds one connection, which the store's one thread uses.
+    """
     url = database_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        path = sqlite_file(url)
+        if path is not None:
+            create_private(path)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False}, pool_size=1, max_overflow=0
+        )
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA locking_mode=EXCLUSIVE")
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
@@ -88,18 +153,29 @@ def make_engine(url: str) -> Engine:
 
 
 def check_database(url: str) -> None:
-    """Open the database at ``url`` and migrate it; ValueError in words if that fails."""
+    """Open the database at ``url``, migrate it and try a write; ValueError in words if
+    that fails (a read-only file or folder, a read-only user or server)."""
+    path = sqlite_file(database_url(url))
+    if path is not None and path.exists():
+        reason = unwritable(path)
+        if reason is not None:
+            raise ValueError(f"cannot write the database: {reason}")
     try:
         engine = make_engine(url)
     except ArgumentError as exc:
         raise ValueError(f"bad database URL: {exc}") from None
+    except OSError as exc:  # the SQLite file's folder or file could not be made
+        raise ValueError(f"cannot create the database {path}: {exc.strerror or exc}") from None
     try:
         migrate(engine)
+        with engine.connect() as connection:  # a write, rolled back
+            connection.execute(text("UPDATE alembic_version SET version_num = version_num"))
+            connection.rollback()
     except SQLAlchemyError as exc:
         shown = engine.url.render_as_string(hide_password=True)
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         raise ValueError(
-            f"cannot open the database {shown}: {reason[0] if reason else type(exc).__name__}"
+            f"cannot open the database {shown}: {lines[0] if lines else type(exc).__name__}"
         ) from None
     finally:
         engine.dispose()
@@ -155,6 +231,7 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self._file = sqlite_file(database_url(url))
         self.engine = make_engine(url)
         migrate(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -171,7 +248,22 @@ class Store:
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the database thread and wait for it."""
-        return await asyncio.wrap_future(self._worker.submit(fn, *args))
+        return await asyncio.wrap_future(self._worker.submit(self._call, fn, *args))
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return fn(*args)
+        except SQLAlchemyError as exc:
+            raise self._explained(exc) from exc
+
+    def _explained(self, exc: BaseException) -> BaseException:
+        """``exc``, or a ReadOnlyDatabase that says which file went read-only (SQLite says
+        "disk I/O error")."""
+        if self._file is not None and not isinstance(exc, ReadOnlyDatabase):
+            reason = unwritable(self._file, folder=False)
+            if reason is not None:
+                return ReadOnlyDatabase(reason)
+        return exc
 
     async def save(
         self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
@@ -199,7 +291,7 @@ class Store:
         try:
             self.save_rooms(list(pending.values()))
         except BaseException as exc:  # every waiter hears of it
-            error = exc
+            error = self._explained(exc) if isinstance(exc, SQLAlchemyError) else exc
         for loop, future in waiting:
             loop.call_soon_threadsafe(_settle, future, error)
 
