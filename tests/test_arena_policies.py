@@ -140,3 +140,32 @@ def test_evaluate_measures_an_object_loaded_once() -> None:
     assert not arena._OBJECTS  # and is let go afterwards
     with pytest.raises(YanivError, match="is not a policy"):
         evaluate(42, against=["random"], games=2)
+
+
+PROGRAM = """
+import json, sys
+sys.path.insert(0, {folder!r})
+from yaniv.view import PlayerView
+import {module} as policies
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "view" not in message:
+        break
+    view = PlayerView.from_dict(message["view"])
+    print(json.dumps({{"move": str(policies.shed(view))}}), flush=True)
+"""
+
+
+def test_a_policy_in_process_plays_as_the_same_policy_through_a_program(
+    policies: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM.format(folder=str(tmp_path), module=policies))
+    keys = ("games", "wins", "rounds", "mean_round_points", "yaniv_calls", "assafs")
+    runs = []
+    for spec in (f"{policies}:last_move", f"cmd:{sys.executable} {script}"):
+        report = arena.run_arena([spec, "easy"], players=2, games=4, rules=RuleSet(), seed=8)
+        assert report["errors"] == []
+        runs.append([{k: b[k] for k in keys} for b in report["bots"]])
+    assert runs[0] == runs[1]
