@@ -7,6 +7,7 @@ tests wait for conditions instead of sleeping.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Literal
@@ -280,14 +281,15 @@ def log_lines(page: Page) -> list[str]:
 
 def set_rule_options(page: Page, options: dict[str, str]) -> None:
     """On the home page: open the rules' Options and set each (a select gets the choice, a
-    field the number), by the option's name as its label shows it."""
+    field the number), by the option's name (its command-line name, shown by its label)."""
     rules = page.locator("fieldset.rules")
     rules.locator("summary").click()
     for name, value in options.items():
-        control = rules.get_by_label(name, exact=True)
+        control = rules.get_by_label(re.compile(rf"\b{name}$"))
+        expect(control).to_have_id(f"opt-{name}")
         if control.evaluate("e => e.tagName") == "SELECT":
-            control.select_option(label=value)
-            expect(control.locator("option:checked")).to_have_text(value)
+            control.select_option(json.dumps(value))
+            expect(control).to_have_value(json.dumps(value))
         else:
             control.fill(value)
             expect(control).to_have_value(value)

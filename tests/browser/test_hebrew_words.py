@@ -24,7 +24,8 @@ WORDS = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest('[aria-hidden="true"], script, style, noscript, select')) continue;
+    // (a <code> is a command-line name: an identifier, the same in every language)
+    if (!el || el.closest('[aria-hidden="true"], script, style, noscript, select, code')) continue;
     if (!el.closest('.visually-hidden') && !el.checkVisibility({ visibilityProperty: true })) {
       continue;
     }
@@ -34,6 +35,11 @@ WORDS = """() => {
   for (const el of document.querySelectorAll('[aria-label], [title]')) {
     if (el.closest('[aria-hidden="true"]')) continue;
     for (const a of ['aria-label', 'title']) if (el.getAttribute(a)) shown.push(el.getAttribute(a));
+  }
+  for (const label of document.querySelectorAll('label')) {  // a label's name, but its code
+    const copy = label.cloneNode(true);
+    copy.querySelectorAll('code').forEach((c) => c.remove());
+    if (label.checkVisibility()) shown.push(copy.textContent);
   }
   for (const select of document.querySelectorAll('select')) {
     if (!select.checkVisibility({ visibilityProperty: true })) continue;
@@ -65,6 +71,11 @@ def test_every_word_is_hebrew(browser: Browser, server: Server, size: str) -> No
     presets = page.locator("#preset option").all_inner_texts()
     assert len(presets) == 5 and all(HEBREW.search(p) for p in presets), presets
     assert english_words(page, ["Yaniv"]) == [], "the home page"
+    page.locator("fieldset.rules summary").click()  # the rule options, open
+    expect(page.locator("#opt-end_mode")).to_be_visible()
+    choices = page.locator("#opt-end_mode option").all_inner_texts()
+    assert choices == ["השחקן יוצא מהמשחק", "המשחק נגמר"], choices
+    assert english_words(page, ["Yaniv"]) == [], "the rule options"
 
     start_game(page, server.url, "Shira", opponents=2)
     reach_turn(page)

@@ -1,7 +1,7 @@
 // The page: routes (#/ home, #/room/CODE, #/watch/CODE, #/history, #/history/ID), the home
 // forms, a room's lobby.
 import { h, replace } from "./dom.js";
-import { t, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
+import { t, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { api } from "./api.js";
 import { timerControl } from "./roomoptions.js";
 import { store } from "./store.js";
@@ -46,6 +46,21 @@ function showError(el, err) {
 
 // ------------------------------------------------------------------ the rules form
 
+/** A rule option in the page's language (an option the catalogue does not know, by name). */
+function optionName(name) {
+  const key = `opt.${name}`;
+  const text = t(key);
+  return text === key ? name : text;
+}
+
+/** A choice of an option in words ("yes", "the round's winner"); a number as it is. */
+function choiceName(choice) {
+  if (typeof choice === "number") return num(choice);
+  const key = `choice.${choice}`;
+  const text = t(key);
+  return text === key ? String(choice) : text;
+}
+
 /** A fieldset for a preset and its options; .rules() gives {"preset", changed options}. */
 function rulesForm(data, initial) {
   const presets = Object.keys(data.presets);
@@ -58,7 +73,7 @@ function rulesForm(data, initial) {
     let control;
     if (spec.choices) {
       control = h("select", { id: `opt-${name}` }, spec.choices.map((choice) =>
-        h("option", { value: JSON.stringify(choice), text: String(choice) })));
+        h("option", { value: JSON.stringify(choice), text: choiceName(choice) })));
     } else if (spec.list) {
       control = h("input", { id: `opt-${name}`, type: "text", inputmode: "numeric",
         pattern: "[0-9, ]*" });
@@ -67,8 +82,10 @@ function rulesForm(data, initial) {
         step: 1 });
     }
     controls[name] = { control, spec };
+    // the option in words, and its name on the command line (an identifier, kept as it is)
     return h("div", { class: "option" },
-      h("label", { for: `opt-${name}`, text: name }), control);
+      h("label", { for: `opt-${name}` }, optionName(name), " ",
+        h("code", { class: "opt-name", lang: "en", dir: "ltr", text: name })), control);
   });
   const valueOf = (name) => {
     const { control, spec } = controls[name];
@@ -101,7 +118,8 @@ function rulesForm(data, initial) {
     h("legend", { text: t("home.rules") }),
     h("div", { class: "option" }, h("label", { for: "preset", text: t("home.preset") }), preset),
     h("details", {}, h("summary", { text: t("home.options") }),
-      h("p", { class: "note", text: t("home.options_note") }),
+      h("p", { class: "note" }, t("home.options_note"), " ",
+        h("code", { lang: "en", dir: "ltr", text: "yaniv play --option NAME=VALUE" })),
       h("div", { class: "options" }, rows)));
   return {
     element,
