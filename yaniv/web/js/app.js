@@ -285,7 +285,9 @@ function rulesSummary(data, rules) {
     h("p", { text: t("table.rules_line", { limit: rules.yaniv_threshold,
       penalty: rules.assaf_penalty, end: rules.score_limit }) }),
     changed.length ? h("p", { class: "note", text: t("room.rules_changed", { options:
-      changed.map((key) => `${key} = ${JSON.stringify(rules[key])}`).join(t("list.separator")) }) })
+      changed.map((key) => `${optionName(key)}: ${Array.isArray(rules[key])
+        ? rules[key].map((x) => num(x)).join(", ") : choiceName(rules[key])}`)
+        .join(t("list.separator")) }) })
       : null);
 }
 
