@@ -129,9 +129,10 @@ def yaniv_now(pages: list[Page]) -> None:
 
 @pytest.fixture
 def quick_server(tmp_path: Path, chromium_path: str) -> Iterator[Server]:
-    """A server whose round's end waits 4 s, whose grace is 2 s."""
+    """A server whose round's end waits 8 s (time enough to see it wait on a busy machine,
+    short enough to see it end), whose grace is 2 s."""
     srv = Server(tmp_path / "yaniv.sqlite", tmp_path / "server.log", grace=2.0)
-    srv.extra = ["--round-wait", "4"]
+    srv.extra = ["--round-wait", "8"]
     srv.start()
     try:
         yield srv
@@ -176,7 +177,7 @@ def test_the_round_end_waits_for_each_person(
         assert guest.locator('.round-end [data-key="next"]').is_enabled()
         # nobody else clicks: the server's countdown deals the next round for both
         for page in (host, guest):
-            expect(table(page)).to_have_attribute("data-round", "2", timeout=10_000)
+            expect(table(page)).to_have_attribute("data-round", "2", timeout=20_000)
             expect(page.locator(".round-end")).to_have_count(0)
             no_page_errors(page)
     finally:
