@@ -60,8 +60,13 @@ if profile:
     signal.signal(signal.SIGTERM, _stop)
 from yaniv.server.command import tune_runtime
 tune_runtime()  # as yaniv serve does
-uvicorn.run(create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None),
-            host="127.0.0.1", port=port, log_level="warning", ws_max_size=1 << 20)
+from yaniv.server.limits import Limits
+from yaniv.server.serving import server_config
+# Every client plays from one address: no per-address rate or socket cap (bodies and request
+# times stay limited), served as yaniv serve serves (its headers' deadline included).
+limits = Limits.unlimited()
+app = create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None, limits=limits)
+uvicorn.Server(server_config(app, "127.0.0.1", port, limits)).run()
 """
 
 

@@ -42,7 +42,7 @@ def serve_command(
         "--limit",
         metavar="NAME=VALUE",
         help="an abuse limit (repeatable): lookups, joins, connects, creates (a minute per "
-        "client address, 0: none; 120, 30, 120, 30), seat-sockets (4), room-sockets (100), "
+        "client address, 0: none; 120, 120, 120, 60), seat-sockets (4), room-sockets (100), "
         "max-body (bytes, 64k), request-timeout (seconds, 10); docs/web-protocol.md",
     ),
     browser: bool = typer.Option(

@@ -25,9 +25,9 @@ class Limits:
     guessing codes after a minute's worth."""
 
     lookups: int = 120  # GET /api/rooms/{code}
-    joins: int = 30  # POST /api/rooms/{code}/join
+    joins: int = 120  # POST /api/rooms/{code}/join
     connects: int = 120  # websockets /ws/{code}
-    creates: int = 30  # POST /api/games and POST /api/rooms
+    creates: int = 60  # POST /api/games and POST /api/rooms
     seat_sockets: int = 4  # open sockets of one player's seat (tabs, devices); 0: no cap
     room_sockets: int = 100  # open sockets of one room, spectators included; 0: no cap
     max_body: int = 64 * 1024  # bytes of an HTTP request's body
