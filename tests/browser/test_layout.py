@@ -143,9 +143,11 @@ def test_seats_sit_clockwise_from_the_viewer(
         assert page.locator(f'.seat[data-seat="{after[2]}"]').get_attribute("data-slot") == "right"
         assert ys[1] < ys[0] and ys[1] < ys[2], "the player across sits at the top"
     # the stock's count is under the card, not over it (fault 8)
-    card = page.locator(".stock-card").bounding_box()
-    count = page.locator(".stock .count").bounding_box()
-    assert card is not None and count is not None
-    assert count["y"] >= card["y"] + card["height"] - 1, (card, count)
+    card, count = page.evaluate(  # read at one moment, as centres() does
+        """() => [".stock-card", ".stock .count"].map((s) => {
+          const r = document.querySelector(s).getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom }; })"""
+    )
+    assert count["top"] >= card["bottom"] - 1, (card, count)
     no_page_errors(page)
     context.close()
