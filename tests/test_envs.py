@@ -479,3 +479,48 @@ def test_docs_list_every_observation_part_and_the_table_sizes() -> None:
     assert f"{sizes[0]} for 2 players, {sizes[1]} for 4, {sizes[2]} for 8" in text
     for preset, actions in (("standard", "2,950"), ("hebrew", "2,781"), ("slapdown", "3,315")):
         assert f"{len(action_table(preset)):,}" == actions and actions in text
+
+
+def test_state_result_infos_and_max_cycles() -> None:
+    e = raw_env(RuleSet(score_limit=30), players=3)
+    e.reset(seed=4)
+    state = e.state()
+    assert state.shape == e.state_space.shape and e.state_space.contains(state)
+    hands = e.observer.layout["hand"]
+    size = e.observer.size
+    game = e.game
+    assert game is not None
+    for s in range(3):  # every hand is in the state, each in its seat's part
+        part = state[s * size : (s + 1) * size][hands]
+        assert sorted(np.flatnonzero(part)) == game.hand(s)
+    rng = random.Random(4)
+    ended: list[dict[str, object]] = []
+    rounds_told = 0
+    while e.agents:
+        obs, _, terminated, truncated, info = e.last()
+        if info:
+            rounds_told += 1
+            assert set(info) >= {"round", "result", "points", "scores", "round_winner"}
+        if terminated or truncated:
+            ended.append(info)
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        yaniv = e.table.yaniv
+        e.step(yaniv if yaniv in legal else int(rng.choice(legal)))
+    assert game.is_over and rounds_told > 0
+    last = ended[-1]
+    assert last["winners"] == [f"player_{s}" for s in game.winners]
+    assert last["scores"] == {f"player_{s}": game.scores[s] for s in range(3)}
+    capped = raw_env(players=2, max_cycles=3)
+    capped.reset(seed=1)
+    steps = 0
+    while not any(capped.truncations.values()):
+        legal = np.flatnonzero(capped.observe(capped.agent_selection)["action_mask"])
+        capped.step(int(legal[-1]))  # never the Yaniv call (index 0): no round ends
+        steps += 1
+    assert steps == 6  # three cycles of two agents
+    with pytest.raises(SetupError, match="not both"):
+        raw_env(players=2, max_cycles=3, max_steps=4)
+    with pytest.raises(SetupError, match="max_cycles=0"):
+        raw_env(players=2, max_cycles=0)

@@ -80,11 +80,21 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         rewards: str = "win_loss",
         loss_reward: float = -1.0,
         max_steps: int | None = None,
+        max_cycles: int | None = None,
         copy: bool = True,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
         check_options(players, rounds, rewards)
+        for name, value in (("max_steps", max_steps), ("max_cycles", max_cycles)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise SetupError(f"{name}={value!r:.20}: expected a whole number from 1, or None")
+        if max_cycles is not None:
+            if max_steps is not None:
+                raise SetupError("give max_steps or max_cycles, not both")
+            max_steps = max_cycles * players  # PettingZoo's sense: a step for each agent
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise SetupError(f"render_mode={render_mode!r:.30}: expected human or ansi")
         self.rules = as_rules(rules)
@@ -103,6 +113,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             a: observation_space(self.observer, self.table.size) for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        # The global state for centralized critics: every seat's observation, seat 0 first.
+        self.state_space = spaces.Box(
+            np.tile(self.observer.low, players),
+            np.tile(self.observer.high, players),
+            (self.observer.size * players,),
+            np.float32,
+        )
         self._rng = random.Random()
         self._obs = [self.observer.buffer(seat) for seat in range(players)]
         self._masks = [MaskBuffer(self.table.size) for _ in range(players)]
@@ -128,6 +145,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The action space of ``agent``: the action table's indices."""
         return self.action_spaces[agent]
+
+    def state(self) -> NDArray[np.float32]:
+        """The whole game as one array, for centralized critics (never for a seat's policy: it
+        holds every hand): each seat's observation in seat order, in ``state_space``."""
+        game = self.game
+        if game is None:
+            raise SetupError("state() before reset()")
+        return np.concatenate([self.observer.write(game, s) for s in range(self.n)])
 
     # ------------------------------------------------------------- episode
 
@@ -194,6 +219,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
+            for a in self.agents:  # a round's result is told once, at its end
+                self.infos[a] = {}
         self._cumulative_rewards[agent] = 0.0
         game.apply(table.moves[index])
         self._step_no += 1
@@ -222,6 +249,20 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         assert result is not None
         agents = self.possible_agents
         live = [self._seat[a] for a in self.agents]
+        told = {
+            "round": game.round_no,
+            "result": result.kind.value,
+            "caller": agents[result.caller],
+            "round_winner": agents[result.winner],
+            "points": {agents[s]: result.points[s] for s in live},
+            "scores": {agents[s]: game.scores[s] for s in range(self.n)},
+            "out": [agents[s] for s in range(self.n) if game.out[s]],
+        }
+        if game.phase is _GAME_OVER or self.rounds == "one":  # the episode's end
+            winners = (result.winner,) if self.rounds == "one" else result.game_winners
+            told["winners"] = [agents[s] for s in winners]
+        for s in live:
+            self.infos[agents[s]] = dict(told)
         if self.reward_mode == "points":
             for s in live:
                 self.rewards[agents[s]] = float(result.bonuses[s] - result.points[s])
