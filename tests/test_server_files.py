@@ -263,3 +263,38 @@ def test_a_database_gone_read_only_under_a_running_server_is_told(
     status, body = _post(base, "/api/rooms", {"name": "After", "rules": {}})
     assert status == 200, body
     assert process.poll() is None
+
+
+def test_a_move_under_a_read_only_database_is_refused_in_words(
+    served: tuple[str, Path, subprocess.Popen[bytes]],
+) -> None:
+    """The mover is told, in words, and keeps the socket (it was closed without a word, and
+    with the -shm file read-only the process died of SIGBUS)."""
+    import websockets.sync.client
+
+    base, path, process = served
+    status, game = _post(base, "/api/games", {"name": "Me", "opponents": ["easy"], "rules": {}})
+    assert status == 200, game
+    url = base.replace("http", "ws", 1) + f"/ws/{game['room']}?token={game['token']}"
+    with websockets.sync.client.connect(url) as ws:
+        while True:  # the person's turn (the bot plays at once)
+            message = json.loads(ws.recv(timeout=30))
+            view = message.get("view") if message["type"] == "state" else None
+            if view and view["to_move"] == 0 and view["phase"] not in ("round_over", "game_over"):
+                break
+        files = sorted(path.parent.iterdir())
+        with read_only(*files):
+            ws.send(json.dumps({"type": "move", "move": view["legal_moves"][0], "id": "m1"}))
+            while (message := json.loads(ws.recv(timeout=30)))["type"] == "state":
+                pass
+            assert message["type"] == "error", message
+            assert message["message"].startswith("the game could not be saved; try again")
+            assert "read-only" in message["message"]
+            ws.send(json.dumps({"type": "ping"}))
+            while (message := json.loads(ws.recv(timeout=30)))["type"] == "state":
+                pass
+            assert message == {"type": "pong"}
+            assert process.poll() is None
+    status, _ = _post(base, "/api/rooms", {"name": "After", "rules": {}})
+    assert status == 200
+    assert process.poll() is None

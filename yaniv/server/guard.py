@@ -112,7 +112,7 @@ def failure_words(exc: BaseException, saving: bool) -> str:
     return f"{first} (the database is not answering)"
 
 
-def _reason(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     """An exception in one line, for the log."""
     orig = getattr(exc, "orig", None)
     text = str(orig if orig is not None else exc).strip().splitlines()
@@ -185,7 +185,7 @@ class Guard:
             method = scope.get("method", "GET")
             where = f"{method} {scope.get('path', '')}"
             if store_failure(exc):
-                log.warning("%s: the store failed: %s", where, _reason(exc))
+                log.warning("%s: the store failed: %s", where, one_line(exc))
                 if not started:
                     await _answer(
                         send,
@@ -264,7 +264,7 @@ class Guard:
         except Exception as exc:
             where = f"websocket {scope.get('path', '')}"
             if store_failure(exc):
-                log.warning("%s: the store failed: %s", where, _reason(exc))
+                log.warning("%s: the store failed: %s", where, one_line(exc))
                 words, code = failure_words(exc, saving=False), CLOSE_TRY_LATER
             else:
                 log.exception("%s failed", where)

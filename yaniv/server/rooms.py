@@ -29,7 +29,14 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
-from .guard import CLOSE_CROWDED, LONE_SURROGATE, holds_lone_surrogate
+from .guard import (
+    CLOSE_CROWDED,
+    LONE_SURROGATE,
+    failure_words,
+    holds_lone_surrogate,
+    one_line,
+    store_failure,
+)
 from .journal import RecordText, view_dict
 from .limits import Limits, sockets_refusal
 from .schemas import (
@@ -1216,7 +1223,15 @@ class Hub:
                     )
                     await ws.close(code=1008)
                     break
-                await room.handle(conn, text)
+                try:
+                    await room.handle(conn, text)
+                except Exception as exc:
+                    if not store_failure(exc):
+                        raise
+                    # The store failed (down, locked, read-only): the sender is told, in
+                    # words, and the socket stays open for the next try.
+                    log.warning("room %s: the store failed: %s", room.code, one_line(exc))
+                    await conn.send({"type": "error", "message": failure_words(exc, True)})
         except Exception as exc:  # a socket that breaks mid-message
             log.debug("room %s: connection ended: %s", room.code, exc)
         finally:
