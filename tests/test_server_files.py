@@ -109,14 +109,18 @@ def existing(tmp_path: Path) -> Path:
     return path
 
 
-def serve(database: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, list[Any]]:
-    """``yaniv serve --database DATABASE``, uvicorn replaced by a recorder: the exit code,
-    the output and the apps it would have served."""
+def serve(
+    database: str, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> tuple[int, str, list[Any]]:
+    """``yaniv serve --database DATABASE [OPTIONS]``, uvicorn replaced by a recorder: the exit
+    code, the output and the apps it would have served."""
     import uvicorn
 
     served: list[Any] = []
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, *_: served.append(self.config.app))
-    result = CliRunner().invoke(cli_app, ["serve", "--no-browser", "--database", database])
+    result = CliRunner().invoke(
+        cli_app, ["serve", "--no-browser", "--database", database, *options]
+    )
     return result.exit_code, result.output, served
 
 
@@ -298,3 +302,19 @@ def test_a_move_under_a_read_only_database_is_refused_in_words(
     status, _ = _post(base, "/api/rooms", {"name": "After", "rules": {}})
     assert status == 200
     assert process.poll() is None
+
+
+def test_serve_takes_limit_options_and_tells_bad_ones(
+    existing: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from yaniv.server.guard import Guard
+
+    code, output, served = serve(
+        f"sqlite:///{existing}", monkeypatch, "--limit", "lookups=7", "--limit", "max-body=1k"
+    )
+    assert code == 0 and len(served) == 1, output
+    (guard,) = [m for m in served[0].user_middleware if m.cls is Guard]
+    assert (guard.kwargs["limits"].lookups, guard.kwargs["limits"].max_body) == (7, 1024)
+    code, output, served = serve(f"sqlite:///{existing}", monkeypatch, "--limit", "speed=3")
+    assert (code, served) == (2, []), output
+    assert output.startswith("yaniv serve: --limit 'speed=3': expected NAME=VALUE")
