@@ -23,8 +23,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import os
 import random
 import re
+import shlex
 import statistics
 import time
 from collections import Counter
@@ -62,6 +64,7 @@ __all__ = [
     "play_games",
     "run_arena",
     "run_local",
+    "short_name",
     "wilson",
 ]
 
@@ -175,6 +178,56 @@ def check_spec(spec: str) -> None:
         )
 
 
+#: The widest a bot's name is shown (a table's column, a seat's name in the views of a game).
+NAME_WIDTH = 40
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by an ellipsis in its middle."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "\u2026"[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "\u2026" + (text[-tail:] if tail else "")
+
+
+def short_name(spec: str, width: int = NAME_WIDTH) -> str:
+    """A bot's spec for the table, at most ``width`` characters: a program as
+    ``cmd:PROGRAM ARGS`` with the program and any path among the arguments by their base
+    names, and the arguments cut in the middle if still too long, the first of them (the
+    script, often) kept whole where it leaves room (the JSON report keeps the whole command).
+
+    >>> short_name("cmd:/usr/local/bin/python3 /home/me/bots/mine.py --depth 3")
+    'cmd:python3 mine.py --depth 3'
+    >>> short_name("cmd:node /srv/bots/clever.js --depth 3 --explore 0.25 --verbose", 30)
+    'cmd:node clever.js --dep…rbose'
+    """
+    if not spec.startswith("cmd:"):
+        return _middle(spec, width)
+    try:
+        parts = shlex.split(spec[4:])
+    except ValueError:
+        parts = spec[4:].split()
+    if not parts:
+        return _middle(spec, width)
+    names = [os.path.basename(p.rstrip("/")) or p if "/" in p else p for p in parts]
+    words = [shlex.quote(a) if " " in a else a for a in names]
+    program = "cmd:" + words[0]
+    args = " ".join(words[1:])
+    if not args:
+        return _middle(program, width)
+    program = _middle(program, max(width // 2, min(12, width)))
+    room = width - len(program) - 1
+    if room < 4:
+        return _middle(f"{program} {args}", width)
+    first, rest = words[1], " ".join(words[2:])
+    if rest and len(first) + 5 <= room:  # the script, say, whole; the options cut
+        return f"{program} {first} {_middle(rest, room - len(first) - 1)}"
+    return f"{program} {_middle(args, room)}"
+
+
 # ----------------------------------------------------------------- one game
 
 
@@ -247,7 +300,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
             task.rules,
             players=n,
             seed=deal_seed,
-            names=list(seats),
+            names=[short_name(spec) for spec in seats],  # never a whole command line
             deal=deal_for(task.rules, [False] * n, 1, deal_seed, 1),
         )
         while True:
@@ -299,6 +352,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
             moves += 1
             if result is not None:
                 rounds += 1
+                for s, bot in enumerate(bots):
+                    if programs[s]:  # what a player at the table sees, where it asked
+                        bot.tell_round_over(game.view(s))
                 calls[seat] += 1
                 if result.kind is ResultKind.ASSAF:
                     assafs[seat] += 1

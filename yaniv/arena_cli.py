@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .arena import MAX_MOVES, check_max_moves, check_spec, run_arena
+from .arena import (
+    MAX_MOVES,
+    NAME_WIDTH,
+    check_max_moves,
+    check_spec,
+    run_arena,
+    short_name,
+)
 from .errors import YanivError
 from .protocol import STARTUP_LIMIT, check_time_limit, serve
 from .rules import RuleSet
@@ -23,7 +29,6 @@ from .rules import RuleSet
 PLOT_EXTRA_HINT = "pip install 'yaniv[plot]'"
 
 #: The widest a bot's name is shown in the report's table (the JSON keeps it whole).
-NAME_WIDTH = 40
 
 
 def ray_argv(argv: list[str]) -> list[str]:
@@ -70,52 +75,6 @@ def _rules_from(preset: str, options: list[str] | None) -> RuleSet:
 
 
 # ----------------------------------------------------------------- names and specs
-
-
-def _middle(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters by an ellipsis in its middle."""
-    if len(text) <= width:
-        return text
-    if width <= 1:
-        return "\u2026"[:width]
-    head = (width - 1) // 2
-    tail = width - 1 - head
-    return text[:head] + "\u2026" + (text[-tail:] if tail else "")
-
-
-def short_name(spec: str, width: int = NAME_WIDTH) -> str:
-    """A bot's spec for the table, at most ``width`` characters: a program as
-    ``cmd:PROGRAM ARGS`` with the program and any path among the arguments by their base
-    names, and the arguments cut in the middle if still too long, the first of them (the
-    script, often) kept whole where it leaves room (the JSON report keeps the whole command).
-
-    >>> short_name("cmd:/usr/local/bin/python3 /home/me/bots/mine.py --depth 3")
-    'cmd:python3 mine.py --depth 3'
-    >>> short_name("cmd:node /srv/bots/clever.js --depth 3 --explore 0.25 --verbose", 30)
-    'cmd:node clever.js --dep…rbose'
-    """
-    if not spec.startswith("cmd:"):
-        return _middle(spec, width)
-    try:
-        parts = shlex.split(spec[4:])
-    except ValueError:
-        parts = spec[4:].split()
-    if not parts:
-        return _middle(spec, width)
-    names = [os.path.basename(p.rstrip("/")) or p if "/" in p else p for p in parts]
-    words = [shlex.quote(a) if " " in a else a for a in names]
-    program = "cmd:" + words[0]
-    args = " ".join(words[1:])
-    if not args:
-        return _middle(program, width)
-    program = _middle(program, max(width // 2, min(12, width)))
-    room = width - len(program) - 1
-    if room < 4:
-        return _middle(f"{program} {args}", width)
-    first, rest = words[1], " ".join(words[2:])
-    if rest and len(first) + 5 <= room:  # the script, say, whole; the options cut
-        return f"{program} {first} {_middle(rest, room - len(first) - 1)}"
-    return f"{program} {_middle(args, room)}"
 
 
 def entrant_label(name: str, spec: str, width: int = NAME_WIDTH) -> str:

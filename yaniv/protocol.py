@@ -57,6 +57,11 @@ def check_time_limit(time_limit: float, option: str = "--time-limit") -> None:
 # ----------------------------------------------------------------- external programs
 
 
+#: What a program may ask for with ``"features": [...]`` in an answer (docs/bot-protocol.md):
+#: ``results``, its view at the end of every round (the showdown, the scores, the winners).
+FEATURES = frozenset({"results"})
+
+
 class CmdBot:
     """An external program speaking the bot protocol (docs/bot-protocol.md) on stdin/stdout.
 
@@ -91,6 +96,7 @@ class CmdBot:
         self._quit_sent = False
         self._closed = False
         self._first_request = False  # the request under way is the first (start-up time)
+        self.features: frozenset[str] = frozenset()  # asked for in an answer (FEATURES)
         try:
             self.proc = subprocess.Popen(
                 shlex.split(command),
@@ -202,6 +208,9 @@ class CmdBot:
             text = data["move"]
             if not isinstance(text, str):
                 raise TypeError
+            asked = data.get("features")
+            if isinstance(asked, list):  # unknown ones, or a malformed list, are ignored
+                self.features |= {f for f in asked if isinstance(f, str) and f in FEATURES}
         except (ValueError, TypeError, KeyError):
             raise BotFailure(
                 f"{self.command!r} answered garbage: {line.strip()[:80]!r} "
@@ -217,6 +226,18 @@ class CmdBot:
                 + ", ".join(str(m) for m in itertools.islice(view.legal_moves, 8))
             )
         return as_laid(move, view.rules)  # a run given out of order, in its laid order (R9)
+
+    def tell_round_over(self, view: PlayerView) -> None:
+        """Send the program its view at the end of a round (``{"round_over": VIEW}``) where it
+        asked for ``results``; no answer is read. A program that does not read it in its time
+        limit is marked failed (its next request fails)."""
+        if "results" not in self.features or self.failed or self._closed:
+            return
+        line = (json.dumps({"round_over": view.to_dict()}) + "\n").encode()
+        try:
+            self._send(line, time.monotonic() + self.time_limit)
+        except BotFailure:
+            self.failed = True
 
     def quit(self) -> None:
         """Send ``{"quit": true}`` (unless the program failed) and close its stdin; no wait."""
@@ -292,7 +313,8 @@ def _json_type(value: Any) -> str:
 
 
 def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
-    """The answer to one request line of the protocol; None for ``{"quit": true}``.
+    """The answer to one request line of the protocol; None for ``{"quit": true}``, and an
+    empty dict (nothing to write) for a round's result, ``{"round_over": VIEW}``.
 
     Never raises for bad input: each problem is answered as ``{"error": "..."}`` in words.
     """
@@ -317,6 +339,8 @@ def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
         }
     if data.get("quit"):
         return None
+    if "round_over" in data and "view" not in data:
+        return {}  # told, not asked: nothing to answer (``serve`` writes nothing)
     if "view" not in data:
         keys = ", ".join(repr(k) for k in list(data)[:5]) or "none"
         return {
@@ -362,6 +386,8 @@ def serve(bot: Any, stdin: BinaryIO, stdout: TextIO) -> None:
             answer = answer_request(bot, raw)
             if answer is None:
                 break
+            if not answer:
+                continue
         try:
             stdout.write(json.dumps(answer) + "\n")
             stdout.flush()
