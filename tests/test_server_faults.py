@@ -397,3 +397,33 @@ def test_a_lone_surrogate_in_a_message_gets_words(db: str) -> None:
             assert next_answer(ws)["type"] == "error"  # (an unknown key, in words)
             ws.send_json({"type": "ping"})
             assert next_answer(ws) == {"type": "pong"}
+
+
+def test_the_guard_counts_each_address_apart() -> None:
+    """Two addresses have buckets of their own; an IPv6 /64 is one address."""
+    from yaniv.server.guard import Guard
+
+    async def ok(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    guard = Guard(ok, Limits(lookups=1))
+
+    async def lookup(host: str) -> int:
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": "/api/rooms/AAAAAA", "headers": []}
+        await guard({**scope, "client": (host, 1234)}, receive, send)
+        return int(sent[0]["status"])
+
+    async def run() -> list[int]:
+        hosts = ["10.0.0.1", "10.0.0.1", "10.0.0.2", "2001:db8::1", "2001:db8::2", "2001:db9::1"]
+        return [await lookup(h) for h in hosts]
+
+    assert asyncio.run(run()) == [200, 429, 200, 200, 429, 200]
