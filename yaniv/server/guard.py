@@ -24,7 +24,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from .limits import Counter, Limits, MemoryCounter, address_key, retry_seconds
 from .storage import ReadOnlyDatabase
@@ -96,8 +97,16 @@ LONE_SURROGATE = (
 
 
 def store_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` is the database failing (rather than a bug)."""
-    return isinstance(exc, SQLAlchemyError | sqlite3.Error)
+    """Whether ``exc`` is the database failing (down, locked, full, read-only, out of
+    connections) rather than a bug (an integrity or programming error is one)."""
+    return isinstance(
+        exc,
+        OperationalError
+        | InterfaceError
+        | DisconnectionError
+        | PoolTimeout
+        | sqlite3.OperationalError,
+    )
 
 
 def failure_words(exc: BaseException, saving: bool) -> str:
