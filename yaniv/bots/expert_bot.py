@@ -156,21 +156,37 @@ def outcome(g: Game, me: int, others: Sequence[int], before: Sequence[int]) -> f
 
 
 def bonus_pull(view: PlayerView, weight: float = BONUS_PULL) -> tuple[int, float] | None:
-    """The hand value that lands my score exactly on a bonus target (R18) if another player
+    """The hand value that lands my score exactly on a bonus score (R18) if another player
     ends the round before my next turn, and what landing there is worth, weighed by the chance
-    that this happens; None where no target is in reach."""
+    that this happens; None where no bonus is in reach.
+
+    The bonus scores are the targets of ``halve`` (worth half the target) or the multiples of
+    ``bonus_step`` of ``subtract`` (worth ``bonus_amount``). An opponent whose cards seen taken
+    from the pile alone are over the threshold cannot call at its next turn (unless calls above
+    it are allowed), so it ends no round before mine.
+    """
     rules = view.rules
-    if rules.bonus != "halve":
+    if rules.bonus == "none":
         return None
     stay = 1.0
     for s in view.active_seats():
-        if s != view.seat:
-            stay *= 1 - HAZARD[min(view.hand_sizes[s], len(HAZARD) - 1)]
+        if s == view.seat:
+            continue
+        known = sum(VALUE[c] for c in view.known[s])
+        if known > rules.yaniv_threshold and not rules.yaniv_above_threshold:
+            continue
+        stay *= 1 - HAZARD[min(view.hand_sizes[s], len(HAZARD) - 1)]
     score = view.scores[view.seat]
-    for t in rules.bonus_targets:
-        need = t - score
-        if 0 < need <= 50:
-            return need, weight * (t - t // 2) * (1 - stay)
+    if rules.bonus == "halve":
+        for t in rules.bonus_targets:
+            need = t - score
+            if 0 < need <= 50:
+                return need, weight * (t - t // 2) * (1 - stay)
+        return None
+    step = rules.bonus_step
+    need = step - score % step  # the next multiple of bonus_step above my score
+    if need <= 50:
+        return need, weight * rules.bonus_amount * (1 - stay)
     return None
 
 
