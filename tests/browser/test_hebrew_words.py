@@ -93,6 +93,7 @@ def test_every_word_is_hebrew(browser: Browser, server: Server, size: str) -> No
     # the round's end (a round that ends at the first call)
     page.goto(server.url)
     start_game(page, server.url, "Shira", opponents=1, options=QUICK_ROUND)
+    first = names
     names = [*page.locator(".seat-name").all_inner_texts(), room_code(page)]
     stats: dict[str, int] = {}
     for turn in range(20):
@@ -105,5 +106,11 @@ def test_every_word_is_hebrew(browser: Browser, server: Server, size: str) -> No
         click_turn(page, turn, stats)
     expect(page.locator(".round-end")).to_be_visible()
     assert english_words(page, names) == [], "the round's end"
+
+    # the history page: the games (in play) with their rule sets by their Hebrew names
+    page.goto(f"{server.url}#/history")
+    expect(page.locator("table.history tbody tr")).to_have_count(2)
+    codes = page.locator("table.history .code-cell").all_inner_texts()
+    assert english_words(page, [*first, *names, *codes]) == [], "the history page"
     no_page_errors(page)
     context.close()

@@ -5,7 +5,8 @@ import { t, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i
 import { api } from "./api.js";
 import { timerControl } from "./roomoptions.js";
 import { store } from "./store.js";
-import { TableScreen, levelName, presetName } from "./table.js";
+import { TableScreen } from "./table.js";
+import { levelName, presetName } from "./names.js";
 import { listenForUnlock, setSound, soundOn } from "./sound.js";
 import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";

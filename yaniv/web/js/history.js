@@ -6,6 +6,7 @@ import { t, tn, num, language } from "./i18n.js";
 import { api, playerKey } from "./api.js";
 import { cardFace, cardsName, cardName, cardShort, cardOrder, handValue } from "./cards.js";
 import { store } from "./store.js";
+import { presetName } from "./names.js";
 
 const PAGE = 50;
 
@@ -79,7 +80,7 @@ function gameRow(game, go) {
     h("td", { class: "code-cell", text: game.number > 1 ? `${game.room} · ${num(game.number)}`
       : game.room }),
     h("td", { class: "players-cell", text: names(players) }),
-    h("td", { text: game.rules === "custom" ? t("history.rules_custom") : game.rules }),
+    h("td", { text: game.rules === "custom" ? t("history.rules_custom") : presetName(game.rules) }),
     h("td", { text: resultText(game) }),
     h("td", { text: game.result ? num(game.result.score) : "" }),
     h("td", {}, action));
@@ -301,7 +302,7 @@ export class ReplayScreen {
         h("h1", { text: t("history.replay_title", { room: game.room, number: num(game.number) }) }),
         back),
       h("p", { class: "note", text: `${when(game.started)} · ${
-        game.rules === "custom" ? t("history.rules_custom") : game.rules}` }),
+        game.rules === "custom" ? t("history.rules_custom") : presetName(game.rules)}` }),
       h("div", { class: "inline replay-controls", role: "group",
         "aria-label": t("history.controls") },
       control("first", 0, this.index === 0),

@@ -7,6 +7,7 @@ import { GameSocket, moveId } from "./socket.js";
 import { store } from "./store.js";
 import { narrate } from "./narrate.js";
 import { coachReason } from "./coach.js";
+import { levelName } from "./names.js";
 import { roundPoints as sheetPoints, roundScore } from "./sheet.js";
 import { measure, fly, reveal, reducedMotion } from "./motion.js";
 import { play as playSound, soundsOf } from "./sound.js";
@@ -25,22 +26,6 @@ function sameCards(a, b) {
   const x = [...a].sort();
   const y = [...b].sort();
   return x.every((card, i) => card === y[i]);
-}
-
-// The catalogue keys of the bot levels and presets (written out so that each is checked).
-const LEVEL = { random: "level.random", easy: "level.easy", medium: "level.medium",
-  expert: "level.expert" };
-const PRESET = { standard: "preset.standard", quick: "preset.quick", hebrew: "preset.hebrew",
-  draw_first: "preset.draw_first", slapdown: "preset.slapdown", custom: "preset.custom" };
-
-/** A bot level in the page's language (a level the catalogue does not know, as sent). */
-export function levelName(level) {
-  return level in LEVEL ? t(LEVEL[level]) : String(level || "");
-}
-
-/** A preset's name in the page's language. */
-export function presetName(preset) {
-  return preset in PRESET ? t(PRESET[preset]) : String(preset || "");
 }
 
 /** Where each seat sits around the table, as the viewer sees it: the viewer at the bottom,
