@@ -473,8 +473,10 @@ export class TableScreen {
     if (!v) return;
     const shown = this.shownEvents;
     this.shownEvents = { round: v.round, count: v.events.length };
-    if (!shown) return; // the first view: nothing is new
-    const fresh = shown.round === v.round ? v.events.slice(shown.count) : v.events;
+    // the first view: nothing is new, unless it is a round just dealt (the deal flies)
+    const dealt = v.events.length === 1 && v.events[0].type === "deal";
+    if (!shown && !dealt) return;
+    const fresh = !shown || shown.round !== v.round ? v.events : v.events.slice(shown.count);
     if (!fresh.length) return;
     const lands = fly(this.root, before, fresh, v.seat);
     const dialog = this.root.querySelector(".round-end");
