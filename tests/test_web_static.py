@@ -390,6 +390,8 @@ _REASONS = [
     "the stock: nothing on the pile helps",
     "QS is low or combines with the hand",
     "a deliberate Assaf (R15): it costs you 38 points after any bonus",
+    "slapping empties your hand: a Yaniv with 0 at once",  # slap_empty_hand (R22)
+    "slapping empties your hand: next turn, a Yaniv with 0",
     "something the page does not know",
 ]
 
@@ -451,6 +453,7 @@ def test_coach_words_in_english(worded: dict[str, dict[str, list[object]]]) -> N
     assert texts[3] == "24% chance that nobody is at or under 5; risky"
     assert texts[6] == "[7D] leaves 12 in hand"
     assert texts[10] == "a deliberate Assaf: it costs you 38 points after any bonus"
+    assert texts[11:13] == [_REASONS[11], _REASONS[12]]
     translated = [r["translated"] for r in worded["en"]["coach"]]  # type: ignore[index]
     assert translated == [True] * (len(_REASONS) - 1) + [False]
     assert texts[-1] == _REASONS[-1]  # an unknown form is shown as sent
@@ -461,6 +464,7 @@ def test_coach_words_in_hebrew(worded: dict[str, dict[str, list[object]]]) -> No
     assert texts[0] == "מוריד נקודה אחת, נשארים [2C] [5D] (7); ואז לקיחת [7D]"
     assert texts[2] == "מוריד שתי נקודות"
     assert texts[4] == "הטחה מורידה מיד 4 נקודות"
+    assert texts[11] == "ההטחה מרוקנת את היד: יניב עם 0 מיד"
     for text in texts[:-1]:
         assert re.search("[\u0590-\u05ff]", text), text
         assert not re.search(r"\b(sheds|keeps|points|chance|stock|hand)\b", text), text

@@ -15,6 +15,9 @@ const FORMS = [
     (m, x) => x.t("coach.r.chance", { percent: x.percent(Number(m[1]) / 100), value: x.num(m[2]),
       verdict: x.t(m[3] === "call it" ? "coach.r.call_it" : "coach.r.risky") })],
   [/^slapping sheds (\d+) points at once$/, (m, x) => x.tn("coach.r.slap", Number(m[1]))],
+  [/^slapping empties your hand: a Yaniv with 0 at once$/, (m, x) => x.t("coach.r.slap_yaniv_now")],
+  [/^slapping empties your hand: next turn, a Yaniv with 0$/,
+    (m, x) => x.t("coach.r.slap_yaniv_next")],
   [/^keeps the card$/, (m, x) => x.t("coach.r.keep")],
   [new RegExp(`^sheds (\\d+) points, keeps (${CARDS})? ?\\((\\d+)\\); then (draw from the stock|take (${CARD}))$`),
     (m, x) => x.tn("coach.r.sheds_keeps", Number(m[1]), {
