@@ -267,6 +267,16 @@ _CASES = [
         seat=None,
         draw_first=True,
     ),
+    # a slap that empties the hand ends the round as that player's Yaniv (slap_empty_hand)
+    _view(
+        [
+            _DEAL,
+            {"type": "discard", "seat": 1, "cards": ["4C"]},
+            {"type": "draw", "seat": 1, "source": "stock", "card": None},
+            {"type": "slap", "seat": 1, "card": "4D"},
+            {"type": "showdown", "result": _result("yaniv", 1, hand_values=[3, 0, 12])},
+        ]
+    ),
 ]
 _EXPECTED_EN = [
     [
@@ -287,6 +297,12 @@ _EXPECTED_EN = [
         f"{_BOB} took [5C] from the pile and discarded [8S] [9S] [TS].",
         f"\u2068{_EVIL}\u2069 called Yaniv!",
         f"Assaf! \u2068Ann\u2069, {_BOB} caught \u2068{_EVIL}\u2069's Yaniv.",
+    ],
+    [
+        f"Round 2: {_BOB} starts, [5C] turned up.",
+        f"{_BOB} discarded [4C] and drew from the stock, then slapped down [4D].",
+        f"{_BOB} has no card left: a Yaniv with 0.",
+        f"Yaniv! {_BOB} wins the round with 0.",
     ],
 ]
 

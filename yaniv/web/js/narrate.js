@@ -64,7 +64,10 @@ export function narrate(view, t, card, tn) {
 
   const note = (text) => lines.push({ seat: -1, parts: [], done: true, text });
 
+  let last = null; // the event read before this one
   for (const event of view.events || []) {
+    const before = last;
+    last = event;
     switch (event.type) {
       case "deal":
         note(event.starter === you
@@ -93,7 +96,13 @@ export function narrate(view, t, card, tn) {
         break;
       case "showdown": {
         const r = event.result || {};
-        add(r.caller, { kind: "yaniv" }, true, event.by);
+        if (before && before.type === "slap" && before.seat === r.caller) {
+          // a slap that emptied the hand is the Yaniv (slap_empty_hand = yaniv_now, R22)
+          note(r.caller === you ? t("log.no_card_left_you")
+            : t("log.no_card_left", { name: name(r.caller) }));
+        } else {
+          add(r.caller, { kind: "yaniv" }, true, event.by);
+        }
         note(headline(r, you, t, name, list));
         break;
       }
