@@ -46,7 +46,7 @@ def _shoot(page: Page, tmp_path: Path, name: str) -> Path:
     """A screenshot under the test's tmp dir, copied to docs/screenshots/ when that copy is
     missing or YANIV_SCREENSHOTS is set (so that a test run does not change the checkout)."""
     path = tmp_path / name
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, animations="disabled")  # cards landed
     assert path.stat().st_size > 10_000, "an empty screenshot"
     kept = SCREENSHOTS / name
     if os.environ.get("YANIV_SCREENSHOTS") or not kept.exists():
