@@ -299,6 +299,21 @@ class Table:
             self.save()
             return result
 
+    def checkpoint(self) -> tuple[Game, frozenset[tuple[int, int]]]:
+        """The table's game state now, for ``restore`` (a move whose storing failed is undone
+        with it: nothing is shown that is not stored)."""
+        with self._lock:
+            return self.game.clone(), frozenset(self.stand_in_moves)
+
+    def restore(self, checkpoint: tuple[Game, frozenset[tuple[int, int]]]) -> None:
+        """Go back to a ``checkpoint``: the moves made since are undone, and the stories
+        forget what they read of them."""
+        with self._lock:
+            game, stand_ins = checkpoint
+            self.game = game.clone()
+            self.stand_in_moves = set(stand_ins)
+            self._stories.clear()
+
     def stand_in_flags(self, events: Sequence[Event], round_no: int | None = None) -> list[bool]:
         """For each of a round's events (as any seat sees them), whether a stand-in made the
         move it tells of (a deal or a refill: False).

@@ -73,6 +73,10 @@ ROUND_WAIT = 20.0
 REACTION_GAP = 3.0
 #: Turns timed out in a row after which a person is marked away.
 TIMEOUTS_AWAY = 2
+#: Seconds the bots' driver waits after a failed write before trying again, doubled at each
+#: failure in a row up to the most.
+SAVE_RETRY = 1.0
+SAVE_RETRY_MAX = 30.0
 
 
 def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
@@ -589,14 +593,30 @@ class Room:
             await self.broadcast()
 
     async def _deal(self) -> bool:
-        """Deal the next round if a round is over (lock held); whether it was dealt."""
+        """Deal the next round if a round is over (lock held); whether it was dealt. Where
+        storing fails, the deal is undone and the store's error raised."""
         if self.table is None or self.table.phase is not Phase.ROUND_OVER:
             return False
+        before = self.table.checkpoint()
         self.table.next_round()
-        await self.persist()
+        await self._persist_or_undo(before, self.status)
         self.tick()
         self.kick()
         return True
+
+    async def _persist_or_undo(self, before: Any, status: str) -> None:
+        """Store the room; where the store fails, go back to ``before`` (a table checkpoint)
+        and ``status`` and raise: what is not stored is never shown (lock held)."""
+        assert self.table is not None
+        try:
+            await self.persist()
+        except Exception as exc:
+            if store_failure(exc):
+                self.table.restore(before)
+                self.status = status
+                self.hold_seat = None
+                self.tick()
+            raise
 
     def all_ready(self) -> bool:
         """Whether every person the round's end waits for is ready (those the computer
@@ -609,49 +629,88 @@ class Room:
             self.driver = asyncio.create_task(self._drive())
 
     async def _drive(self) -> None:
-        """Play the automatic seats, paced, until a person must act or the game is over."""
+        """Play the automatic seats, paced, until a person must act or the game is over.
+
+        Where the store fails, the move is undone (``_apply``), everyone is told that saving
+        is failing, and the driver tries again after a growing pause, until the store is back.
+        """
+        failures = 0
         try:
             while True:
-                async with self.lock:
-                    table = self.table
-                    if table is None or self.status != "playing":
-                        self.driver = None
+                try:
+                    if not await self._drive_once():
                         return
-                    seat = table.to_move
-                    deal = table.phase is Phase.ROUND_OVER and all(
-                        self.automatic(s) for s in range(len(table.seats))
+                except Exception as exc:
+                    if not store_failure(exc):
+                        raise
+                    failures += 1
+                    pause = min(SAVE_RETRY_MAX, SAVE_RETRY * 2 ** (failures - 1))
+                    log.warning("room %s: the store failed: %s", self.code, one_line(exc))
+                    await self.tell_all(
+                        {
+                            "type": "error",
+                            "message": f"saving the game is failing; retrying in {pause:g} s",
+                            "saving": "failing",
+                        }
                     )
-                    if not deal and (seat is None or not self.automatic(seat)):
-                        self.driver = None
-                        return
-                    if seat is not None and not table.seats[seat].automatic:
-                        self._bot_for(seat)  # made here, under the lock, not on the thread
-                wait = max(self.hub.bot_delay, self.hold_until - time.monotonic())
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                if deal:
-                    async with self.lock:
-                        if table is self.table:
-                            await self._deal()
-                    await self.broadcast()
+                    await asyncio.sleep(pause)
                     continue
-                assert seat is not None
-                move = await asyncio.to_thread(self._decide, seat)
-                async with self.lock:
-                    if (
-                        table.to_move != seat
-                        or not self.automatic(seat)
-                        or table.why_not(seat, move) is not None
-                    ):
-                        continue
-                    await self._apply(seat, move, stand_in=not table.seats[seat].automatic)
-                await self.broadcast()
+                if failures:
+                    failures = 0
+                    await self.tell_all(
+                        {"type": "notice", "message": "saving works again", "saving": "ok"}
+                    )
         except asyncio.CancelledError:
             self.driver = None
             raise
         except Exception:  # a bug must not leave the room without a driver silently
             log.exception("room %s: the bots' driver failed", self.code)
             self.driver = None
+
+    async def tell_all(self, payload: dict[str, Any]) -> None:
+        """Send ``payload`` to every connection of the room."""
+        for conn in list(self.conns):
+            with contextlib.suppress(Exception):  # a socket that went away
+                await conn.send(payload)
+
+    async def _drive_once(self) -> bool:
+        """One automatic move (or deal); False once the driver should stop."""
+        async with self.lock:
+            table = self.table
+            if table is None or self.status != "playing":
+                self.driver = None
+                return False
+            seat = table.to_move
+            deal = table.phase is Phase.ROUND_OVER and all(
+                self.automatic(s) for s in range(len(table.seats))
+            )
+            if not deal and (seat is None or not self.automatic(seat)):
+                self.driver = None
+                return False
+            if seat is not None and not table.seats[seat].automatic:
+                self._bot_for(seat)  # made here, under the lock, not on the thread
+        wait = max(self.hub.bot_delay, self.hold_until - time.monotonic())
+        if wait > 0:
+            await asyncio.sleep(wait)
+        if deal:
+            async with self.lock:
+                if table is self.table:
+                    await self._deal()
+            await self.broadcast()
+            return True
+        assert seat is not None
+        move = await asyncio.to_thread(self._decide, seat)
+        async with self.lock:
+            if (
+                table is not self.table
+                or table.to_move != seat
+                or not self.automatic(seat)
+                or table.why_not(seat, move) is not None
+            ):
+                return True
+            await self._apply(seat, move, stand_in=not table.seats[seat].automatic)
+        await self.broadcast()
+        return True
 
     def _decide(self, seat: int) -> Move:
         """The move of a bot or a stand-in (runs on a worker thread)."""
@@ -670,6 +729,7 @@ class Room:
         """Play a checked move, store it, note a human's slap window (lock held).
         ``stand_in``: the computer made it for a person (the story and replay say so)."""
         assert self.table is not None
+        before, status = self.table.checkpoint(), self.status
         self.table.play(seat, move, stand_in=stand_in)
         if self.table.phase is Phase.GAME_OVER:
             self.status = "over"
@@ -682,7 +742,7 @@ class Room:
         ):
             self.hold_seat = seat
             self.hold_until = time.monotonic() + self.hub.slap_window
-        await self.persist()
+        await self._persist_or_undo(before, status)
 
     # ------------------------------------------------------------- messages from a socket
 
