@@ -4,6 +4,7 @@ whose bots' moves cannot be stored recovers by itself once the database is back.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,3 +124,33 @@ def test_checkpoints_restore_the_table(tmp_path: Path) -> None:
     assert table.stand_in_moves and table.game.fingerprint() != fingerprint
     table.restore(before)
     assert table.game.fingerprint() == fingerprint and not table.stand_in_moves
+
+
+def test_a_finished_room_leaves_memory_and_comes_back(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_server import ONE_ROUND, play_round
+
+    monkeypatch.setattr(rooms, "RELEASE_AFTER", 0.05)
+    with client(database) as c:
+        hub = c.app.state.hub  # type: ignore[attr-defined]
+        game = new_game(c, ["easy"], rules=ONE_ROUND)
+        code = game["room"]
+        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+            end = play_round(ws, 0)
+            assert end["view"]["phase"] == "game_over"
+            time.sleep(0.3)
+            assert code in hub.rooms  # someone is still at its end: it stays
+        for _ in range(100):  # the last socket gone, it leaves memory
+            if code not in hub.rooms:
+                break
+            time.sleep(0.05)
+        assert code not in hub.rooms
+        # ... and comes back from the store when asked for, as it was.
+        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+            again = next_state(ws)["view"]
+            assert again["phase"] == "game_over" and again["scores"] == end["view"]["scores"]
+            r = c.post(f"/api/rooms/{code}/rematch", json={"token": game["token"], "game": 1})
+            assert r.status_code == 200 and r.json()["status"] == "playing"
+        time.sleep(0.3)
+        assert code in hub.rooms  # a game in play never leaves

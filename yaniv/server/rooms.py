@@ -77,6 +77,9 @@ TIMEOUTS_AWAY = 2
 #: failure in a row up to the most.
 SAVE_RETRY = 1.0
 SAVE_RETRY_MAX = 30.0
+#: Seconds a finished room stays in memory once nobody is connected to it; then it leaves
+#: (memory stays flat over any number of games) and comes back from the store if asked for.
+RELEASE_AFTER = 30.0
 
 
 def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
@@ -224,6 +227,7 @@ class Room:
         self.round_key: tuple[int, int] | None = None  # the game and round whose end waits
         self.round_deadline: float | None = None  # when the next round is dealt regardless
         self.round_task: asyncio.Task[None] | None = None
+        self.release_task: asyncio.Task[None] | None = None  # leaving memory, once over
         self.reacted: dict[int, float] = {}  # each seat's last reaction (monotonic)
         self._bots: dict[int, Bot] = {}  # the stand-ins' bots, kept for the game
 
@@ -733,6 +737,7 @@ class Room:
         self.table.play(seat, move, stand_in=stand_in)
         if self.table.phase is Phase.GAME_OVER:
             self.status = "over"
+            self.release_later()  # the game ended with nobody connected (stand-ins played)
         self.tick()
         if (
             move == DRAW_STOCK
@@ -919,12 +924,31 @@ class Room:
         await self.broadcast()
 
     async def detach(self, conn: Conn) -> None:
-        """A connection leaves: a player's seat is held for the grace period."""
+        """A connection leaves: a player's seat is held for the grace period; the last one
+        to leave a finished room lets it leave memory."""
         self.conns.discard(conn)
         seat = conn.seat
         if seat is not None and not self.connected(seat) and seat not in self.grace_tasks:
             self.hold(seat)
         await self.broadcast()
+        self.release_later()
+
+    def release_later(self) -> None:
+        """Let a finished room nobody is connected to leave memory after ``RELEASE_AFTER``."""
+        if self.status == "over" and not self.conns and self.release_task is None:
+            self.release_task = asyncio.create_task(self._release())
+
+    async def _release(self) -> None:
+        try:
+            await asyncio.sleep(RELEASE_AFTER)
+            async with self.lock:
+                if self.status != "over" or self.conns:
+                    return  # a rematch, or someone came back: it stays
+                if self.hub.rooms.get(self.code) is self:
+                    del self.hub.rooms[self.code]
+            await self.close()
+        finally:
+            self.release_task = None
 
     async def _grace(self, seat: int) -> None:
         await asyncio.sleep(self.hub.grace)
@@ -943,6 +967,8 @@ class Room:
     async def close(self) -> None:
         """Stop the room's tasks and its table."""
         tasks = [self.driver, self.flush_task, self.turn_task, self.round_task]
+        if self.release_task is not asyncio.current_task():
+            tasks.append(self.release_task)
         for task in [*tasks, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
