@@ -171,10 +171,20 @@ class Conn:
 
     def flooding(self, now: float, limit: int = FLOOD_LIMIT) -> bool:
         """Count a message; whether more than ``limit`` came in the last second."""
-        self.sent.append(now)
-        while self.sent and self.sent[0] <= now - 1.0:
-            self.sent.popleft()
-        return len(self.sent) > limit
+        return counted(self.sent, now) > limit
+
+
+def counted(window: deque[float], now: float) -> int:
+    """Add a message at ``now`` to a one-second ``window``; the messages in it."""
+    window.append(now)
+    while window and window[0] <= now - 1.0:
+        window.popleft()
+    return len(window)
+
+
+#: Several people may share one address (a household, a hostel): an address may send this
+#: many times the flood limit.
+ADDRESS_FLOOD_FACTOR = 4
 
 
 class Room:
@@ -197,6 +207,7 @@ class Room:
         self.table = table
         self.tokens: dict[str, int] = {}  # token hash -> seat
         self.conns: set[Conn] = set()
+        self.seat_sent: dict[int, deque[float]] = {}  # per seat, as Conn.sent per socket
         self.lock = asyncio.Lock()
         self.applied: OrderedDict[tuple[int, int, str], None] = OrderedDict()  # seat, round, id
         self.stand_in: dict[int, Bot] = {}  # seats a bot plays while their player is away
@@ -1000,6 +1011,8 @@ class Hub:
         self.grace = grace
         self.slap_window = slap_window
         self.rooms: dict[str, Room] = {}
+        # per address: the times of its messages in the last second (the flood limit)
+        self.address_sent: dict[str, deque[float]] = {}
         self.loading = asyncio.Lock()
 
     # ------------------------------------------------------------- start and stop
@@ -1263,6 +1276,22 @@ class Hub:
         await room.broadcast()
         return room.info()
 
+    def flooding(self, room: Room, conn: Conn, address: str, now: float) -> bool:
+        """Count a message of ``conn``; whether its socket, its seat (all its sockets) or its
+        address (all of them, ``ADDRESS_FLOOD_FACTOR`` times the limit) sent too many in the
+        last second."""
+        limit = self.flood_limit
+        over = conn.flooding(now, limit)
+        if conn.seat is not None:
+            window = room.seat_sent.setdefault(conn.seat, deque())
+            over = counted(window, now) > limit or over
+        window = self.address_sent.setdefault(address, deque())
+        over = counted(window, now) > limit * ADDRESS_FLOOD_FACTOR or over
+        if len(self.address_sent) > 4096:  # forget the quiet addresses (memory stays bounded)
+            for key in [k for k, w in self.address_sent.items() if not w or w[-1] <= now - 1]:
+                del self.address_sent[key]
+        return over
+
     async def connect(self, ws: WebSocket, code: str, token: str | None) -> None:
         """Serve one websocket until it closes."""
         await ws.accept()
@@ -1286,6 +1315,7 @@ class Hub:
             await ws.close(code=CLOSE_CROWDED)
             return
         conn = Conn(ws, seat)
+        address = ws.client.host if ws.client is not None else ""
         await room.attach(conn)
         try:
             while True:
@@ -1300,7 +1330,7 @@ class Hub:
                         if len(raw) <= MAX_MESSAGE
                         else ("x" * (MAX_MESSAGE + 1))
                     )
-                if conn.flooding(time.monotonic(), self.flood_limit):
+                if self.flooding(room, conn, address, time.monotonic()):
                     await conn.send(
                         {
                             "type": "error",
