@@ -1,4 +1,5 @@
-"""Issue 16's fault 7: the flood limit holds per seat and per address, not only per socket."""
+"""Issue 16's faults 7 and 9: the flood limit holds per seat and per address, not only per
+socket; a bot's slap window takes no pause that would tell it opened."""
 
 from __future__ import annotations
 
@@ -78,3 +79,36 @@ def test_spectators_of_one_address_share_its_limit(
                     ws.send_json({"type": "ping"})
             c.send_json({"type": "ping"})
             assert _closed_for_flooding(c, 9)
+
+
+def test_a_bots_slap_window_takes_no_pause_of_its_own() -> None:
+    # Issue 16's fault 9: a bot that declined a slap showed its stock draw after twice the
+    # bots' pause (the draw, then the pass), to everyone: the timing told that a window had
+    # opened. Its own window is decided at once, so every draw shows after one pause.
+    import asyncio
+    from types import SimpleNamespace
+
+    from yaniv import Game, RuleSet
+    from yaniv.session import Seat, Table
+
+    rules = RuleSet(slapdown="rank")
+    window = Game.from_position(
+        rules, [["4C", "KS"], ["9H", "8D"]], ["4D", "2S", "3S"], [["AH"]], 0
+    )
+    plain = window.clone()
+    window.play("discard 4C")
+    window.play("draw stock")  # 4D: a window for seat 0 (a bot)
+    plain.play("discard KS")
+    plain.play("draw stock")  # 4D on a K: no window; seat 1 to move
+    assert window.phase.label == "slap" and plain.phase.label == "start"
+    seats = [Seat("Bot", "bot", level="easy"), Seat("Me")]
+    hub = SimpleNamespace(bot_delay=0.8)
+
+    async def pauses() -> tuple[float, float]:
+        room = rooms.Room(hub, "ABCDEF", rules, [None, None], "playing")  # type: ignore[arg-type]
+        slap = room.pause_before(Table(rules, seats, game=window), deal=False)
+        start = room.pause_before(Table(rules, seats, game=plain), deal=False)
+        return slap, start
+
+    slap, start = asyncio.run(pauses())
+    assert slap == 0.0 and start == 0.8

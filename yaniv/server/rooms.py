@@ -682,6 +682,15 @@ class Room:
             log.exception("room %s: the bots' driver failed", self.code)
             self.driver = None
 
+    def pause_before(self, table: Table, deal: bool) -> float:
+        """Seconds the driver waits before the next automatic move (or deal): the bots'
+        pace, or what is left of a person's slap pause. A bot's own slap window is decided
+        at once: the others see its stock draw as late as any other draw, so the timing
+        never tells that a window opened and was declined (R22)."""
+        if not deal and table.phase is Phase.SLAP:
+            return 0.0
+        return max(self.hub.bot_delay, self.hold_until - time.monotonic())
+
     async def tell_all(self, payload: dict[str, Any]) -> None:
         """Send ``payload`` to every connection of the room."""
         for conn in list(self.conns):
@@ -704,7 +713,7 @@ class Room:
                 return False
             if seat is not None and not table.seats[seat].automatic:
                 self._bot_for(seat)  # made here, under the lock, not on the thread
-        wait = max(self.hub.bot_delay, self.hold_until - time.monotonic())
+        wait = self.pause_before(table, deal)
         if wait > 0:
             await asyncio.sleep(wait)
         if deal:
