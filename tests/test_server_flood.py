@@ -3,6 +3,7 @@ socket; a bot's slap window takes no pause that would tell it opened."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,9 +11,14 @@ import pytest
 pytest.importorskip("fastapi")
 
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
-from test_server import client, db, new_game  # noqa: E402, F401  (db: the fixture)
+from test_server import client, new_game  # noqa: E402
 
 from yaniv.server import rooms  # noqa: E402
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
 
 
 def _closed_for_flooding(ws: Any, sent: int) -> bool:
