@@ -89,7 +89,7 @@ def laid_orders(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
 def as_laid(move: Move, rules: RuleSet) -> Move:
     """``move``, or, for a discard given out of order whose cards lie as a run in exactly one
     order, that discard in its laid order (R9)."""
-    if isinstance(move, Discard) and len(move.cards) > 2 and classify(move.cards, rules) < 0:
+    if isinstance(move, Discard) and len(move.cards) > 2 and classify(move.cards, rules) == BROKEN:
         orders = laid_orders(move.cards, rules)
         if len(orders) == 1:
             return Discard(orders[0])

@@ -96,7 +96,8 @@ def test_the_focus_stays_in_the_hand_after_each_move(
             break
         if phase(page) != "start":
             break
-        chosen = best_discard(hand_cards(page))
+        held = hand_cards(page)
+        chosen = best_discard(held)
         page.locator(".hand .card").first.focus()
         page.keyboard.press("Home")
         for code in chosen:  # to the card by arrow keys (the reading direction), then Space
@@ -113,7 +114,8 @@ def test_the_focus_stays_in_the_hand_after_each_move(
             "n => Number(document.querySelector('.table-page').dataset.events) > n", arg=before
         )
         expect(table(page)).to_have_attribute("data-phase", "draw")
-        expect(page.locator(".hand .card:focus")).to_have_count(1)  # not dropped to the page
+        if len(chosen) < len(held):  # (a discard may shed the whole hand: no card to focus)
+            expect(page.locator(".hand .card:focus")).to_have_count(1)  # not dropped to the page
         before = events(page)
         page.keyboard.press("s")  # the draw from the stock
         page.wait_for_function(
