@@ -7,6 +7,8 @@ import dataclasses
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -956,6 +958,11 @@ def test_version() -> None:
     result = CliRunner().invoke(cli_app, ["--version"])
     assert result.exit_code == 0
     assert result.output.strip() == f"yaniv {yaniv.__version__}"
+    # python -m yaniv.cli is the command too (the browser tests' fallback runs it so)
+    run = subprocess.run(
+        [sys.executable, "-m", "yaniv.cli", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0 and run.stdout.strip() == f"yaniv {yaniv.__version__}"
 
 
 # ----------------------------------------------------------------- snapshots

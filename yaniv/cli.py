@@ -190,3 +190,7 @@ app.command("serve")(serve_command)
 def main() -> None:
     """Entry point of the ``yaniv`` console script."""
     app(args=ray_argv(sys.argv[1:]))
+
+
+if __name__ == "__main__":  # python -m yaniv.cli, as the console script
+    main()
