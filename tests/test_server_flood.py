@@ -39,20 +39,26 @@ def _closed_for_flooding(ws: Any, sent: int) -> bool:
     return False
 
 
+def _three_sockets_flood(app: Any, url: str) -> bool:
+    """Three sockets on ``url`` send 8 pings each in turn, the third one more: whether the
+    third is closed for flooding."""
+    with (
+        app.websocket_connect(url) as a,
+        app.websocket_connect(url) as b,
+        app.websocket_connect(url) as c,
+    ):
+        for _ in range(8):
+            for ws in (a, b, c):
+                ws.send_json({"type": "ping"})
+        c.send_json({"type": "ping"})
+        return _closed_for_flooding(c, 9)
+
+
 def test_many_sockets_of_one_seat_share_its_limit(db: str) -> None:
     with client(db, flood_limit=20) as app:
         game = new_game(app)
-        url = f"/ws/{game['room']}?token={game['token']}"
-        with (
-            app.websocket_connect(url) as a,
-            app.websocket_connect(url) as b,
-            app.websocket_connect(url) as c,
-        ):
-            for _ in range(8):  # 8 a socket, under 20 each; 24 for the seat, over 20
-                for ws in (a, b, c):
-                    ws.send_json({"type": "ping"})
-            c.send_json({"type": "ping"})
-            assert _closed_for_flooding(c, 9)
+        # 8 pings a socket, under 20 each; 24 for the seat, over 20
+        assert _three_sockets_flood(app, f"/ws/{game['room']}?token={game['token']}")
 
 
 def test_one_socket_under_the_limit_is_left_alone(db: str) -> None:
@@ -74,17 +80,9 @@ def test_spectators_of_one_address_share_its_limit(
     monkeypatch.setattr(rooms, "ADDRESS_FLOOD_FACTOR", 2)
     with client(db, flood_limit=10) as app:
         game = new_game(app)
-        url = f"/ws/{game['room']}"  # spectators: no seat, the address alone counts them
-        with (
-            app.websocket_connect(url) as a,
-            app.websocket_connect(url) as b,
-            app.websocket_connect(url) as c,
-        ):
-            for _ in range(8):  # 8 a socket, under 10 each; 24 for the address, over 20
-                for ws in (a, b, c):
-                    ws.send_json({"type": "ping"})
-            c.send_json({"type": "ping"})
-            assert _closed_for_flooding(c, 9)
+        # spectators: no seat, the address alone counts them; 8 pings a socket, under 10
+        # each; 24 for the address, over 20
+        assert _three_sockets_flood(app, f"/ws/{game['room']}")
 
 
 def test_a_bots_slap_window_takes_no_pause_of_its_own() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar, TypeVar, cast
 
-from .cards import RANK, SUIT, Card, cards_of
+from .cards import RANK, SUIT, Card, cards_of, cards_text
 from .moves import Discard, Move
 from .rules import RuleSet
 
@@ -84,6 +84,11 @@ def laid_orders(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
         if classify(laid, rules) == RUN:
             out.append(laid)
     return out
+
+
+def orders_text(orders: Sequence[tuple[Card, ...]]) -> str:
+    """Why cards given out of order are refused where they lie as a run in several orders."""
+    return "lie as a run in more than one order: " + " or ".join(cards_text(o) for o in orders)
 
 
 def as_laid(move: Move, rules: RuleSet) -> Move:

@@ -649,11 +649,7 @@ class Game:
             if D.classify(move.cards, rules) == D.BROKEN:
                 orders = D.laid_orders(move.cards, rules)
                 if len(orders) > 1:
-                    return (
-                        "the cards lie as a run in more than one order: "
-                        + " or ".join(cards_text(o) for o in orders)
-                        + "; give them in the order to lay (R9)"
-                    )
+                    return f"the cards {D.orders_text(orders)}; give them in the order to lay (R9)"
                 if not orders:
                     return "the cards are not a single card, a set or a run (R8)"
                 move = Discard(orders[0])  # given out of order, laid in its one order (R9)

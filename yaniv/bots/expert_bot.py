@@ -280,9 +280,9 @@ class ExpertBot:
             return heuristic_move(view, self.rng, 1.0, self.w_now)
         if phase == Phase.DISCARD:
             return heuristic_move(view, self.rng, 1.0, self.w_now)
-        return self._start(view)
+        return self._start(view, stall)
 
-    def _start(self, view: PlayerView) -> Move:
+    def _start(self, view: PlayerView, stall: float) -> Move:
         rules = view.rules
         moves = view.legal_moves
         hand = mask_of(view.hand)
@@ -290,7 +290,6 @@ class ExpertBot:
         dist = H.value_dist(view.unseen())
         collects = mask_of(view.known[view.next_seat(view.seat)])
         stock_ok = view.stock_size > 0
-        stall = round_turns(view) / (STALL_TURNS * len(view.active_seats()))
         if stall >= 1:
             return self._race(view, stall >= 2)
         # Candidate turns, best by the heuristic first: (first move, planned draw).

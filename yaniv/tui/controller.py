@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import discards as D
 from .. import record
 from ..bots.base import bot_names
-from ..cards import NAMES, RANK, SUIT, Card, cards_text, mask_of
+from ..cards import NAMES, RANK, SUIT, Card, mask_of
 from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import Discard, Move
@@ -102,12 +102,8 @@ def selection_move(selected: Sequence[Card], view: PlayerView) -> tuple[Discard 
     if len(matches) > 1 and all(D.classify(d.cards, view.rules) == D.RUN for d in matches):
         laid = next((d for d in matches if d.cards == tuple(selected)), None)
         if laid is None:
-            orders = " or ".join(cards_text(o) for o in D.laid_orders(selected, view.rules))
-            return (
-                None,
-                f"these cards lie as a run in more than one order: {orders}; "
-                "select them in the order to lay",
-            )
+            orders = D.orders_text(D.laid_orders(selected, view.rules))
+            return None, f"these cards {orders}; select them in the order to lay"
         return laid, ""
     if matches:
         wanted = D.canonical(tuple(selected), D.SET, view.rules)
