@@ -149,8 +149,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         command = [
             sys.executable,
-            "-c",
-            "from yaniv.cli import main; main()",
+            "-m",
+            "yaniv.cli",
             "serve",
             "--no-browser",
             "--port",

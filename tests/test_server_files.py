@@ -211,8 +211,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]
     process = subprocess.Popen(
         [
             sys.executable,
-            "-c",
-            "from yaniv.cli import main; main()",
+            "-m",
+            "yaniv.cli",
             "serve",
             "--no-browser",
             "--port",
