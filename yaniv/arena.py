@@ -100,9 +100,8 @@ def load_policy(spec: str) -> Any:
     found = getattr(module, attr, None)
     if found is None:
         raise YanivError(f"bot {spec!r}: {module_name} has no {attr}")
-    if not (isinstance(found, type) and callable(getattr(found, "choose", None))) and not (
-        callable(found) and not isinstance(found, type)
-    ):
+    usable = callable(getattr(found, "choose", None)) if isinstance(found, type) else callable(found)
+    if not usable:
         raise YanivError(
             f"bot {spec!r}: {attr} is neither a class with choose(view) nor a function of a view"
         )
