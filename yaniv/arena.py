@@ -100,8 +100,9 @@ def load_policy(spec: str) -> Any:
     found = getattr(module, attr, None)
     if found is None:
         raise YanivError(f"bot {spec!r}: {module_name} has no {attr}")
-    usable = callable(getattr(found, "choose", None)) if isinstance(found, type) else callable(found)
-    if not usable:
+    # a class of objects with choose(view), or a function of a view
+    chooses = getattr(found, "choose", None) if isinstance(found, type) else found
+    if not callable(chooses):
         raise YanivError(
             f"bot {spec!r}: {attr} is neither a class with choose(view) nor a function of a view"
         )
