@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from browser.a11y import assert_no_violations
 from browser.browser_support import Server, no_page_errors
@@ -44,8 +44,20 @@ def hand_in_view(page: Page, where: str) -> None:
     if page.locator('[data-key="yaniv"]').count():
         parts.append(page.locator('[data-key="yaniv"]'))
     for part in parts:
-        assert in_view(part), f"{where}: {part} is out of view"
+        assert in_view(part), f"{where}: {part} is out of view: {placement(part)}"
     assert no_sideways_scroll(page), f"{where}: the page scrolls sideways"
+
+
+def placement(part: Locator) -> str:
+    """Where an element and the viewport are, and what is moving, for a failure's message."""
+    return str(
+        part.evaluate(
+            """e => { const r = e.getBoundingClientRect();
+              return JSON.stringify({ top: r.top, bottom: r.bottom, left: r.left,
+                right: r.right, width: innerWidth, height: innerHeight,
+                moving: document.getAnimations().length }); }"""
+        )
+    )
 
 
 def fits(page: Page, selector: str) -> None:
