@@ -29,6 +29,9 @@ class RoomRow(Base):
     record: Mapped[str | None] = mapped_column(Text, nullable=True)
     # The room's options beside the rules (migration 0003): {"turn_timer": seconds}.
     options: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    # The fencing token of the process that owns the room (migration 0004; None on one
+    # process): a write by a process whose lease was taken over is refused, not applied.
+    epoch: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
 
