@@ -21,6 +21,7 @@ from ..rules import BOUNDS, CHOICES, HOLES, PRESETS, TARGET_BOUNDS, RuleSet
 from .guard import Guard
 from .history import router as history_router
 from .limits import Limits, MemoryCounter
+from .ratings import router as ratings_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .storage import Store, default_database_url
@@ -174,6 +175,7 @@ def create_app(
         }
 
     app.include_router(history_router)
+    app.include_router(ratings_router)
 
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:

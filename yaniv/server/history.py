@@ -227,14 +227,26 @@ def game_started(
 
 
 def game_over(store: Store, room: str, number: int, text: str) -> None:
-    """A room's game ``number`` is over: keep its record and the summary of its result."""
+    """A room's game ``number`` is over: keep its record and the summary of its result, and
+    (the first time only, in the same transaction) rate it (yaniv/server/ratings.py)."""
+    from . import ratings  # ratings reads the history: imported here, not at the top
+
     summary = summarize(record.loads(text, f"room {room}"))
     with store.session() as session, session.begin():
+        # the row locked while it is not over yet: a second call (another process) finds
+        # it over and rates nothing
+        first = session.scalar(
+            select(GameRow.id)
+            .where(GameRow.room == room, GameRow.number == number, GameRow.status != "over")
+            .with_for_update()
+        )
         session.execute(
             update(GameRow)
             .where(GameRow.room == room, GameRow.number == number)
             .values(status="over", record=text, summary=summary, finished=datetime.now(UTC))
         )
+        if first is not None:
+            ratings.game_finished(session, int(first), room, summary)
 
 
 def latest_game(store: Store, room: str) -> tuple[int, str] | None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -68,3 +77,80 @@ class GameRow(Base):
     summary: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)  # once over
     started: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RatingRow(Base):
+    """A player's rating (OpenSkill Plackett-Luce, yaniv/server/ratings.py) and public name,
+    by the hash of their player key (migration 0005)."""
+
+    __tablename__ = "ratings"
+
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # The profile's address (#/player/ID): random, so that no key or hash is ever shown.
+    public_id: Mapped[str] = mapped_column(String(16), unique=True)
+    # The public name (opt-in) as written, and its folded form, unique without regard to case.
+    name: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    name_fold: Mapped[str | None] = mapped_column(String(96), nullable=True, unique=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float, index=True)  # mu - 3 sigma: the leaderboard's
+    games: Mapped[int] = mapped_column(Integer, default=0)  # rated games
+    wins: Mapped[int] = mapped_column(Integer, default=0)  # rated games won
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+
+
+class RatingHistoryRow(Base):
+    """A player's rating after one rated game (the profile's plot)."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("game", "key_hash", name="uq_rating_history_game_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key_hash: Mapped[str] = mapped_column(String(64), index=True)
+    game: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    place: Mapped[int] = mapped_column(Integer)  # among the game's rated people, ties shared
+    people: Mapped[int] = mapped_column(Integer)  # the rated people in the game
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class BotRecordRow(Base):
+    """A player's games against the computer (not rated): won and lost, per bot level."""
+
+    __tablename__ = "bot_records"
+
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    level: Mapped[str] = mapped_column(String(20), primary_key=True)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    lost: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class QuickTicketRow(Base):
+    """A person's place in a quick-match queue (yaniv/server/quickmatch.py, migration 0006).
+
+    The queue is these rows, so that every server process sees it and any may seat the
+    people waiting: a ticket moves from ``waiting`` to ``seating`` by an atomic claim (one
+    conditional UPDATE), then to ``seated`` with its room and seat, or to ``left``.
+    """
+
+    __tablename__ = "quick_tickets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # the ticket: a secret
+    key_hash: Mapped[str] = mapped_column(String(64), index=True)
+    # The key's hash while the ticket waits or is being seated, else None: unique, so that
+    # a person is in one queue at a time, whichever process they ask.
+    active: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    queue: Mapped[str] = mapped_column(String(80), index=True)  # a preset, or "rules:<hash>"
+    rules: Mapped[dict[str, object]] = mapped_column(JSON)
+    name: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(10), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    claimed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    room: Mapped[str | None] = mapped_column(String(6), nullable=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    token: Mapped[str | None] = mapped_column(String(100), nullable=True)  # the seat's token
+    bots: Mapped[int] = mapped_column(Integer, default=0)  # computer seats at the table
+
