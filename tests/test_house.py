@@ -22,6 +22,7 @@ LAYERS = {
     "moves": 1,
     "discards": 1,
     "state": 2,
+    "scoring": 2,
     "events": 2,
     "view": 2,
     "game": 2,

@@ -35,6 +35,7 @@ from .moves import (
     parse_move,
 )
 from .rules import RuleSet
+from .scoring import score_round
 from .state import Deal, Phase, ResultKind, RoundLog, RoundResult
 from .view import SPECTATOR, PlayerView
 
@@ -842,86 +843,23 @@ class Game:
     # ----------------------------------------------------------------- showdown and scores
 
     def _showdown(self, caller: int) -> RoundResult:
-        rules = self.rules
-        n = self.n
-        values = self.values
-        c = values[caller]
-        active = [s for s in range(n) if not self.out[s]]
-        # Others in clockwise order from the caller, so ties resolve to the first of them (R17).
-        others = [s for s in ((caller + k) % n for k in range(1, n)) if not self.out[s]]
-        points = [0] * n
-        if c > rules.yaniv_threshold:  # R15: a deliberate Assaf
-            kind = ResultKind.DELIBERATE
-            low = [s for s in others if values[s] <= rules.yaniv_threshold]
-        else:
-            low = [s for s in others if values[s] <= c]
-            kind = ResultKind.ASSAF if low else ResultKind.YANIV
-        best = min((values[s] for s in low), default=0)
-        zero = tuple(s for s in low if values[s] == best)
-        # Of several tied, one alone where assaf_ties says so: the first clockwise from the
-        # caller, or the first counter-clockwise (the last clockwise) (R14, R15).
-        if rules.assaf_ties == "clockwise":
-            zero = zero[:1]
-        elif rules.assaf_ties == "counterclockwise":
-            zero = zero[-1:]
-        if kind is ResultKind.YANIV:
-            for s in others:
-                points[s] = values[s]
-        elif kind is ResultKind.ASSAF and rules.assaf_scoring == "caller_only":
-            points[caller] = rules.assaf_penalty  # R14's option; a deliberate call is always R15
-        else:
-            points[caller] = c + rules.assaf_penalty
-            for s in others:
-                if s not in zero:
-                    points[s] = values[s]
-
-        bonuses = [0] * n
-        for s in active:
-            if points[s]:
-                score = self.scores[s] + points[s]
-                bonuses[s] = _bonus(score, rules)
-                self.scores[s] = score - bonuses[s]
-
-        newly_out: tuple[int, ...] = ()
-        winners: tuple[int, ...] = ()
-        if rules.end_mode == "elimination":
-            newly_out = tuple(s for s in active if self.scores[s] > rules.score_limit)
-            for s in newly_out:
-                self.out[s] = True
-            remaining = [s for s in active if not self.out[s]]
-            if len(remaining) == 1:
-                winners = (remaining[0],)
-            elif not remaining:
-                lowest = min(self.scores[s] for s in newly_out)
-                winners = tuple(s for s in newly_out if self.scores[s] == lowest)
-        elif any(self.scores[s] > rules.score_limit for s in active):
-            lowest = min(self.scores[s] for s in active)
-            winners = tuple(s for s in active if self.scores[s] == lowest)
-
-        if kind is ResultKind.YANIV:
-            winner = caller
-        elif zero:
-            winner = zero[0]
-        else:
-            winner = others[0]
-        winner = self._remaining_from(winner)
-        next_starter: int | None = None
-        if not winners:
-            base = winner if rules.next_starter == "winner" else caller
-            next_starter = self._remaining_from(base)
-
+        # The scoring's one home (R14-R20): yaniv.scoring, also the score keeper's.
+        scored = score_round(self.rules, self.scores, self.out, self.values, caller)
+        self.scores[:] = scored.scores
+        self.out[:] = scored.out
+        winners = scored.game_winners
         result = RoundResult(
-            kind=kind,
+            kind=scored.kind,
             caller=caller,
             hands=tuple(tuple(cards_of(h)) for h in self.hands),
-            hand_values=tuple(values),
-            assafers=zero,
-            points=tuple(points),
-            bonuses=tuple(bonuses),
-            scores=tuple(self.scores),
-            newly_out=newly_out,
-            winner=winner,
-            next_starter=next_starter,
+            hand_values=scored.hand_values,
+            assafers=scored.assafers,
+            points=scored.points,
+            bonuses=scored.bonuses,
+            scores=scored.scores,
+            newly_out=scored.newly_out,
+            winner=scored.winner,
+            next_starter=scored.next_starter,
             game_winners=winners,
         )
         self.result = result
@@ -933,14 +871,6 @@ class Game:
         if self.deal is not None:
             self.history.append(RoundLog(self.deal, tuple(self.moves), tuple(self.refills), result))
         return result
-
-    def _remaining_from(self, seat: int) -> int:
-        """``seat`` if it is still in the game, else the next one clockwise that is."""
-        for k in range(self.n):
-            s = (seat + k) % self.n
-            if not self.out[s]:
-                return s
-        return seat  # everyone is out: the game is over and no one starts
 
     # ----------------------------------------------------------------- views and text
 
@@ -1025,15 +955,6 @@ class Game:
             f"hands=[{hands}] pile_top={cards_text(self.pile[-1]) if self.pile else '-'} "
             f"stock={len(self.stock)} scores={self.scores}>"
         )
-
-
-def _bonus(score: int, rules: RuleSet) -> int:
-    """Points the bonus (R18) takes off a score that changed this round and landed on ``score``."""
-    if score == 0 or rules.bonus == "none":
-        return 0
-    if rules.bonus == "halve":
-        return score - score // 2 if score in rules.bonus_targets else 0
-    return rules.bonus_amount if score % rules.bonus_step == 0 else 0
 
 
 def _check_players(n: int, rules: RuleSet) -> None:
