@@ -24,6 +24,7 @@ from .limits import Limits, MemoryCounter
 from .ratings import router as ratings_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
+from .scorekeeper import router as scores_router
 from .storage import Store, default_database_url
 
 #: Where the static front end lives.
@@ -175,6 +176,7 @@ def create_app(
         }
 
     app.include_router(history_router)
+    app.include_router(scores_router)
     app.include_router(ratings_router)
 
     @app.websocket("/ws/{code}")

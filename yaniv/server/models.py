@@ -154,3 +154,19 @@ class QuickTicketRow(Base):
     token: Mapped[str | None] = mapped_column(String(100), nullable=True)  # the seat's token
     bots: Mapped[int] = mapped_column(Integer, default=0)  # computer seats at the table
 
+
+class ScoreSheetRow(Base):
+    """A score keeper's sheet for a game played with real cards (yaniv/server/scorekeeper.py,
+    migration 0007): the players, the rules and each round as entered (the caller and each
+    hand, a value or the cards); the scores are the engine's, made again at every read."""
+
+    __tablename__ = "score_sheets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True)  # the read-only link's: random
+    key_hash: Mapped[str] = mapped_column(String(64), index=True)  # the keeper's player key
+    names: Mapped[list[object]] = mapped_column(JSON)
+    rules: Mapped[dict[str, object]] = mapped_column(JSON)
+    rounds: Mapped[list[object]] = mapped_column(JSON)  # [{"caller", "hands": [...]}]
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
