@@ -2,7 +2,7 @@
 
 export class ApiError extends Error {}
 
-async function call(method, path, body, headers) {
+export async function call(method, path, body, headers) {
   const init = { method, headers: { Accept: "application/json", ...(headers || {}) } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
@@ -58,7 +58,7 @@ function keyed(body) {
   return key ? { ...body, player_key: key } : body;
 }
 
-function keyHeader() {
+export function keyHeader() {
   const key = playerKey();
   return key ? { "X-Player-Key": key } : {};
 }

@@ -10,6 +10,7 @@ import { levelName, presetName } from "./names.js";
 import { listenForUnlock, setSound, soundOn } from "./sound.js";
 import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
+import { profilePage, leaderboardPage } from "./profile.js";
 
 const main = document.getElementById("main");
 const CODE = /^[A-Z0-9]{4,12}$/;
@@ -259,6 +260,12 @@ async function home() {
       h("h2", { id: "history-title", text: t("history.title") }),
       h("p", { class: "note", text: t("history.link_note") }),
       h("a", { class: "button-link", href: "#/history", text: t("history.link") })),
+    h("section", { class: "panel", "aria-labelledby": "ratings-title" },
+      h("h2", { id: "ratings-title", text: t("home.ratings") }),
+      h("p", { class: "note", text: t("home.ratings_note") }),
+      h("div", { class: "inline" },
+        h("a", { class: "button-link", href: "#/profile", text: t("profile.link") }),
+        h("a", { class: "button-link", href: "#/leaderboard", text: t("board.link") }))),
     h("section", { class: "panel keys", "aria-labelledby": "keys-title" },
       h("h2", { id: "keys-title", text: t("keys.title") }),
       h("ul", {}, ["keys.arrows", "keys.space", "keys.enter", "keys.stock", "keys.pile",
@@ -505,6 +512,11 @@ async function route() {
   if (past && past[1]) {
     screenRoute = hash;
     screen = new ReplayScreen(main, past[1], { go });
+  } else if (hash === "#/profile" || hash.startsWith("#/player/")) {
+    const id = hash.startsWith("#/player/") ? decodeURIComponent(hash.slice(9)) : null;
+    await profilePage(main, { go, id });
+  } else if (hash === "#/leaderboard") {
+    await leaderboardPage(main, { go });
   } else if (past) {
     await historyPage(main, { go });
   } else if (match) {
