@@ -1,0 +1,108 @@
+"""The game-level utility: the shipped table loads, and the chances of winning make sense."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from yaniv.bots import utility as U
+from yaniv.rules import RuleSet
+
+PRESETS = ["standard", "quick", "hebrew", "draw_first", "slapdown"]
+
+
+def test_the_shipped_table_covers_the_presets_for_2_to_8_players() -> None:
+    data = json.loads(
+        resources.files("yaniv.bots").joinpath("data", U.DATA_FILE).read_text("utf-8")
+    )
+    assert data["version"] == U.VERSION and data["cpu_seconds"] > 0
+    for name in PRESETS:
+        for players in range(2, 9):
+            assert U.is_shipped(RuleSet.preset(name), players), (name, players)
+    for entry in data["entries"]:
+        points = {int(k): v for k, v in entry["points"].items()}
+        # Every round has a winner at 0 and others who score: about one seat in n at 0.
+        share = points.get(0, 0) / sum(points.values())
+        assert 0.5 / entry["players"] < share < 2.0 / entry["players"] + 0.2, entry["rules"]
+
+
+def test_game_options_do_not_change_a_rounds_key() -> None:
+    base = RuleSet()
+    game_only = base.replace(bonus="subtract", score_limit=100, end_mode="first_over")
+    assert U.round_key(game_only) == U.round_key(base)
+    assert U.round_key(base.replace(yaniv_threshold=5)) != U.round_key(base)
+    assert U.round_points(game_only, 3) == U.round_points(base, 3)
+
+
+def test_round_points_are_a_distribution() -> None:
+    dist = U.round_points(RuleSet(), 4)
+    assert abs(sum(p for _, p in dist) - 1) < 1e-9
+    assert [x for x, _ in dist] == sorted(x for x, _ in dist) and dist[0][0] == 0
+
+
+def test_a_rule_set_not_shipped_is_measured_at_first_use_deterministically() -> None:
+    rules = RuleSet(yaniv_threshold=3, hand_size=4, assaf_penalty=20)
+    assert not U.is_shipped(rules, 3)
+    dist = U.round_points(rules, 3)
+    assert U.round_points(rules, 3) is dist  # cached
+    seed = U.entry_seed(U.round_key(rules), 3)
+    again = U.self_play_points(rules, 3, U.FIRST_USE_ROUNDS, seed, U.FIRST_USE_TURNS)
+    total = sum(again.values())
+    assert dist == tuple((k, v / total) for k, v in sorted(again.items()))
+    # A penalty of 20 with a threshold of 3: an Assaf costs at most 23, a hand 4 cards.
+    assert max(x for x, _ in dist) <= 40
+
+
+@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("players", [2, 4])
+def test_chances_sum_to_one_and_favour_the_lower_score(name: str, players: int) -> None:
+    rules = RuleSet.preset(name)
+    limit = rules.score_limit
+    scores = [limit * k // (players + 1) for k in range(players)]
+    chances = U.win_chances(rules, scores)
+    assert abs(sum(chances) - 1) < 1e-9
+    assert chances[0] > chances[-1]
+    assert U.win_chances(rules, [0] * players) == pytest.approx([1 / players] * players, abs=1e-9)
+
+
+@pytest.mark.parametrize("end_mode", ["elimination", "first_over"])
+@pytest.mark.parametrize("limit", [100, 200])
+def test_without_a_bonus_the_chance_falls_with_my_score(end_mode: str, limit: int) -> None:
+    rules = RuleSet(bonus="none", end_mode=end_mode, score_limit=limit)
+    mine = [U.win_probability(rules, [s, limit // 2, limit // 3], 0) for s in range(limit + 1)]
+    assert all(a >= b - 1e-12 for a, b in zip(mine, mine[1:], strict=False))
+    assert mine[0] > 0.5 > mine[-1]
+    # ...and rises with an opponent's.
+    theirs = [U.win_probability(rules, [limit // 2, s], 0) for s in range(0, limit + 1, 5)]
+    assert all(a <= b + 1e-12 for a, b in zip(theirs, theirs[1:], strict=False))
+
+
+def test_the_bonus_is_priced_from_the_rule_set() -> None:
+    # Halve at 100: a score just under the target can land on it, which is worth something.
+    halve = RuleSet(bonus="halve", bonus_targets=(100, 200))
+    none = RuleSet(bonus="none")
+    assert U.win_probability(halve, [95, 60], 0) > U.win_probability(none, [95, 60], 0)
+    # Subtract at multiples of 40 (a step of this rule set, not the standard's 50).
+    sub = RuleSet(bonus="subtract", bonus_step=40, bonus_amount=40)
+    assert U.win_probability(sub, [75, 60], 0) > U.win_probability(none, [75, 60], 0)
+    assert U.survival(sub, 2)[75][5] > U.survival(none, 2)[75][5]
+
+
+def test_the_limit_and_the_out_are_read_from_the_rules() -> None:
+    assert U.win_chances(RuleSet(score_limit=100), [150, 10]) == (0.0, 1.0)
+    assert U.win_chances(RuleSet(), [150, 10])[0] > 0.0  # 150 is under 200
+    assert U.win_chances(RuleSet(), [0, 10, 20], out=[True, False, False])[0] == 0.0
+    # The last two out together: the lower score wins (R19).
+    assert U.win_chances(RuleSet(score_limit=100), [120, 130]) == (1.0, 0.0)
+    # A very high limit is modelled on a coarser grid, still summing to 1.
+    big = RuleSet(score_limit=5000)
+    assert U.grid_step(big) > 1
+    assert abs(sum(U.win_chances(big, [100, 4000])) - 1) < 1e-9
+    assert U.win_probability(big, [100, 4000], 0) > 0.9
+
+
+def test_more_players_lower_each_ones_chance() -> None:
+    rules = RuleSet()
+    assert U.win_chances(rules, [50, 50])[0] > U.win_chances(rules, [50, 50, 50, 50])[0]

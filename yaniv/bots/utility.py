@@ -1,0 +1,324 @@
+"""Game-level utility: the chance of winning the game from a score situation, for a rule set.
+
+Bots and the coach weigh a decision by how it changes the chance of winning the game, not by
+points alone, so elimination, bonuses and score pressure are priced the same way everywhere.
+
+The model has two parts.
+
+1. **A round's points.** ``round_points(rules, players)``: the distribution of the raw points
+   (before any bonus) one player scores in a round of ``players`` active players, measured by
+   self-play of the expert's fast rollout policy (the heuristic the expert's and the master's
+   searches play out rounds with) for every seat. The rule options that shape a round (the
+   threshold, the penalty, Assaf scoring, the deck, the turn variants...) are all in its key;
+   the game-level options (bonus, limit, end mode, next starter) are not, since the rollout
+   policy does not read the scores. Rule sets of the presets (and the issue's house rule set)
+   ship in ``data/round_points.json`` for 2 to 8 players, built by
+   ``scripts/build_utility_table.py``; any other is measured at first use (a smaller number of
+   rounds, ``FIRST_USE_ROUNDS``) and kept in memory.
+2. **The game from there.** Each active player's score is a Markov chain over the rounds: add
+   a draw of the round's points, apply the bonus exactly as R18 does (``halve`` at its targets,
+   ``subtract`` at multiples of its step, never to 0 or to an unchanged score), and go over the
+   limit. ``survival`` gives, for every score 0..limit, the chance of still being at or under
+   the limit after ``t`` more rounds. Players are taken as independent (a round's points are
+   in truth correlated: one player scores 0), and the active count as fixed.
+   ``win_chances`` then reads the end mode: under ``elimination`` a player wins by being the
+   last at or under the limit (R19; the last ones out together share); under ``first_over``
+   (R20) the game ends when the first goes over and the lowest wins, for which the model uses
+   the same order (the player who would stay under the limit longest is the one lowest when
+   the first goes over), a proxy that keeps the bonus and the limit priced.
+
+Every number comes from the rule set: the limit, the bonus and its targets or step, the end
+mode, and the points of a round under those rules. A limit above ``GRID`` points is modelled
+on a coarser grid (scores in steps of ``ceil(limit / GRID)``).
+
+>>> from yaniv import RuleSet
+>>> rules = RuleSet()
+>>> p = win_chances(rules, [0, 150])
+>>> p[0] > 0.7 and abs(sum(p) - 1) < 1e-9
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import random
+import zlib
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from ..cards import VALUE, deck
+from ..game import Game, Phase
+from ..rules import RuleSet
+from ..view import PlayerView
+
+#: The table's format version (a file of another version is ignored and rebuilt at first use).
+VERSION = 1
+#: The shipped table, in the package.
+DATA_FILE = "round_points.json"
+#: Options that shape the game, not a round: left out of a round's key.
+GAME_OPTIONS = ("bonus", "bonus_targets", "bonus_step", "bonus_amount", "end_mode", "score_limit")
+#: Rounds of self-play per entry of the shipped table, and for a rule set measured at first use.
+TABLE_ROUNDS = 1000
+FIRST_USE_ROUNDS = 160
+#: ...and at most this many simulated turns at first use (about a second; rounds that stall
+#: cost the most), so the first decision under new rules stays short.
+FIRST_USE_TURNS = 16_000
+#: Turns per player after which a self-play round counts as stalled and is left out.
+STALL_TURNS = 40
+#: The base seed of the self-play (each entry derives its own from its key).
+SEED = 20261201
+#: Most score states of the chain; a larger limit is modelled in coarser steps.
+GRID = 600
+#: Most rounds the chain looks ahead, and the survival below which it stops.
+HORIZON = 400
+TINY = 1e-6
+
+
+def round_key(rules: RuleSet) -> str:
+    """The options of ``rules`` that shape a round's points, as a stable text."""
+    options = rules.to_dict()
+    for name in GAME_OPTIONS:
+        options.pop(name)
+    options.pop("next_starter")  # who starts does not change a round's points on average
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+# ----------------------------------------------------------------- a round's points
+
+
+def self_play_points(
+    rules: RuleSet, players: int, rounds: int, seed: int, max_turns: int | None = None
+) -> dict[int, int]:
+    """Raw round points (before the bonus) per seat over ``rounds`` self-play rounds of the
+    expert's rollout policy (fewer where ``max_turns`` turns are played first): a histogram
+    ``{points: count}``. Stalled rounds are left out."""
+    from .expert_bot import _rollout_turn  # the expert imports the coach, which may import us
+
+    rng = random.Random(seed)
+    hist: dict[int, int] = {}
+    cap = STALL_TURNS * players
+    turns = 0
+    for _ in range(rounds):
+        if max_turns is not None and turns >= max_turns:
+            break
+        game = Game.new(rules, players=players, seed=rng.getrandbits(63))
+        for _turn in range(cap):
+            if game.phase >= Phase.ROUND_OVER:
+                break
+            _rollout_turn(game, -1, 1.0)
+            turns += 1
+        result = game.result
+        if result is None:
+            continue
+        for pts in result.points:
+            hist[pts] = hist.get(pts, 0) + 1
+    if not hist:  # every round stalled: random hands, the lowest scoring 0
+        cards = deck(rules.jokers)
+        size = min(rules.hand_size, len(cards) // players)
+        for _ in range(rounds):
+            rng.shuffle(cards)
+            values = [
+                sum(VALUE[c] for c in cards[s * size : (s + 1) * size]) for s in range(players)
+            ]
+            low = min(values)
+            for v in values:
+                pts = 0 if v == low else v
+                hist[pts] = hist.get(pts, 0) + 1
+    return hist
+
+
+def entry_seed(key: str, players: int) -> int:
+    """The self-play seed of one entry of the table: from ``SEED``, the key and the players."""
+    return SEED ^ zlib.crc32(f"{key}|{players}".encode())
+
+
+@functools.cache
+def _shipped() -> dict[tuple[str, int], dict[int, int]]:
+    """The shipped table, ``{(round key, players): histogram}`` (empty if missing or stale)."""
+    try:
+        text = resources.files("yaniv.bots").joinpath("data", DATA_FILE).read_text("utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return {}
+    out: dict[tuple[str, int], dict[int, int]] = {}
+    for entry in data.get("entries", ()):
+        hist = {int(k): int(v) for k, v in entry["points"].items()}
+        out[(entry["key"], int(entry["players"]))] = hist
+    return out
+
+
+def is_shipped(rules: RuleSet, players: int) -> bool:
+    """Whether the shipped table holds this rule set's rounds of ``players`` players."""
+    return (round_key(rules), players) in _shipped()
+
+
+@functools.lru_cache(maxsize=256)
+def _points(key: str, players: int) -> tuple[tuple[int, float], ...]:
+    hist = _shipped().get((key, players))
+    if hist is None:
+        rules = RuleSet.from_dict(json.loads(key))
+        hist = self_play_points(
+            rules, players, FIRST_USE_ROUNDS, entry_seed(key, players), FIRST_USE_TURNS
+        )
+    total = sum(hist.values())
+    return tuple((pts, count / total) for pts, count in sorted(hist.items()))
+
+
+def round_points(rules: RuleSet, players: int) -> tuple[tuple[int, float], ...]:
+    """The distribution of one player's raw points in a round of ``players`` active players
+    under ``rules``: ``((points, probability), ...)``, points ascending."""
+    return _points(round_key(rules), players)
+
+
+# ----------------------------------------------------------------- the game from there
+
+
+def _bonus(score: int, rules: RuleSet) -> int:
+    """What R18 takes off a score that changed this round and landed on ``score``."""
+    if score == 0 or rules.bonus == "none":
+        return 0
+    if rules.bonus == "halve":
+        return score - score // 2 if score in rules.bonus_targets else 0
+    return rules.bonus_amount if score % rules.bonus_step == 0 else 0
+
+
+def grid_step(rules: RuleSet) -> int:
+    """Points per state of the chain: 1 up to ``GRID`` points of limit, coarser above."""
+    return max(1, math.ceil(rules.score_limit / GRID))
+
+
+@functools.lru_cache(maxsize=64)
+def survival(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
+    """``survival(...)[s][t]``: the chance that a player at score ``s * grid_step(rules)``
+    is still at or under the limit after ``t`` more rounds of ``players`` active players."""
+    limit = rules.score_limit
+    g = grid_step(rules)
+    states = limit // g + 1
+    dist = [(x, p) for x, p in round_points(rules, players) if p > 0]
+    # Each state's successors: (next state, probability); going over the limit drops out.
+    trans: list[list[tuple[int, float]]] = []
+    for s in range(states):
+        row: dict[int, float] = {}
+        for x, p in dist:
+            v = s * g + x
+            if x:
+                v -= _bonus(v, rules)
+            if v <= limit:
+                nxt = min(states - 1, round(v / g))
+                row[nxt] = row.get(nxt, 0.0) + p
+        trans.append(list(row.items()))
+    cols: list[list[float]] = [[1.0] * states]
+    prev = cols[0]
+    for _ in range(HORIZON):
+        cur = [sum(p * prev[n] for n, p in row) for row in trans]
+        cols.append(cur)
+        prev = cur
+        if max(cur) < TINY:
+            break
+    return tuple(tuple(col[s] for col in cols) for s in range(states))
+
+
+def _state(rules: RuleSet, score: int) -> int:
+    g = grid_step(rules)
+    return min(rules.score_limit // g, round(score / g))
+
+
+def win_chances(
+    rules: RuleSet, scores: Sequence[int], out: Sequence[bool] | None = None
+) -> tuple[float, ...]:
+    """Each seat's chance of winning the game from these scores (the out score 0), summing to
+    1: the model of the module docstring."""
+    n = len(scores)
+    gone = [False] * n if out is None else [bool(o) for o in out]
+    limit = rules.score_limit
+    for s in range(n):
+        if scores[s] > limit:
+            gone[s] = True
+    return _chances(rules, tuple(scores), tuple(gone))
+
+
+@functools.lru_cache(maxsize=65536)
+def _chances(rules: RuleSet, scores: tuple[int, ...], gone: tuple[bool, ...]) -> tuple[float, ...]:
+    n = len(scores)
+    active = [s for s in range(n) if not gone[s]]
+    if len(active) <= 1:
+        if not active:
+            low = min(scores)
+            tied = [s for s in range(n) if scores[s] == low]
+            return tuple(1 / len(tied) if s in tied else 0.0 for s in range(n))
+        return tuple(1.0 if s == active[0] else 0.0 for s in range(n))
+    table = survival(rules, len(active))
+    rows = [table[_state(rules, scores[s])] for s in active]
+    horizon = max(len(r) for r in rows)
+    # F[i][t]: the chance that player i is over the limit after t rounds.
+    fails = [[1.0 - (r[t] if t < len(r) else 0.0) for t in range(horizon)] for r in rows]
+    k = len(active)
+    raw = [0.0] * k
+    for i in range(k):
+        others = [fails[j] for j in range(k) if j != i]
+        before = 0.0  # the chance that every other player is out after t - 1 rounds
+        mine = fails[i]
+        total = 0.0
+        for t in range(1, horizon):
+            now = 1.0
+            for f in others:
+                now *= f[t]
+            last = now - before  # the last of the others went out in round t
+            if last > 0:
+                # I am still in (I win), or went out in the same round (we share).
+                total += last * ((1.0 - mine[t]) + 0.5 * (mine[t] - mine[t - 1]))
+            before = now
+        raw[i] = total
+    whole = sum(raw)
+    out_chances = [0.0] * n
+    for i, s in enumerate(active):
+        out_chances[s] = raw[i] / whole if whole > 0 else 1.0 / k
+    return tuple(out_chances)
+
+
+def win_probability(
+    rules: RuleSet, scores: Sequence[int], seat: int, out: Sequence[bool] | None = None
+) -> float:
+    """The chance that ``seat`` wins the game from these scores (``win_chances``)."""
+    return win_chances(rules, scores, out)[seat]
+
+
+def view_chances(view: PlayerView) -> tuple[float, ...]:
+    """Each seat's chance of winning the game from the scores ``view`` shows (for the coach
+    and front ends)."""
+    return win_chances(view.rules, view.scores, view.out)
+
+
+def table_entry(rules: RuleSet, players: int, rounds: int = TABLE_ROUNDS) -> dict[str, Any]:
+    """One entry of the shipped table, measured by self-play (``self_play_points``)."""
+    key = round_key(rules)
+    hist = self_play_points(rules, players, rounds, entry_seed(key, players))
+    return {
+        "key": key,
+        "players": players,
+        "rounds": rounds,
+        "points": {str(k): v for k, v in sorted(hist.items())},
+    }
+
+
+__all__ = [
+    "DATA_FILE",
+    "FIRST_USE_ROUNDS",
+    "TABLE_ROUNDS",
+    "entry_seed",
+    "grid_step",
+    "is_shipped",
+    "round_key",
+    "round_points",
+    "self_play_points",
+    "survival",
+    "table_entry",
+    "view_chances",
+    "win_chances",
+    "win_probability",
+]
