@@ -37,7 +37,7 @@ BotFactory = Callable[[int | None], Bot]
 BOTS: dict[str, BotFactory] = {}
 
 #: The modules that define the built-in levels, imported on first use.
-_BUILTIN = ("random", "easy", "medium", "expert")
+_BUILTIN = ("random", "easy", "medium", "expert", "master")
 
 
 def register(name: str) -> Callable[[BotFactory], BotFactory]:

@@ -1,0 +1,206 @@
+"""Level ``master``: determinized search over the expert's best turns, weighed by the chance of
+winning the game.
+
+At the start of a turn where the choice is close (the expert's heuristic ranks its best turns
+within a few points of each other, or a Yaniv call is neither clearly good nor clearly bad),
+the master samples worlds consistent with its view (``yaniv.search.sample_worlds``): the
+opponents' unknown cards and the stock, drawn uniformly from what the seat cannot see and then
+resampled by an opponent model of what each opponent kept (low cards more likely the longer it
+has played this round, the coach's model; sampling-importance-resampling, so the worlds used
+are equally weighted). In every world it plays each candidate turn (the heuristic's best
+``candidates`` turns, and the call where it is in doubt), then the rest of the round by the
+expert's fast rollout policy for every seat. All candidates share each world, its stock order
+and its chance (common random numbers), so their difference is measured on the same deals.
+Each finished round is judged by the game-level utility (``yaniv.bots.utility``): the chance
+of winning the game from the scores it leaves, with the bonus, the limit and the end mode of
+the rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. The
+candidate with the highest mean stands if it beats the heuristic's choice by ``margin``.
+
+The budget is ``think_ms`` per decision, spent as a count of simulated turns
+(``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
+clock: the same seed and budget give the same moves on any machine, a slower one taking
+longer. Every other decision (draws, the draw-first discard, a slap, a stalled round's race) is
+the expert's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from bisect import bisect
+from collections.abc import Sequence
+from itertools import accumulate
+
+from ..cards import VALUE, Card
+from ..events import Discarded
+from ..game import Game, Phase
+from ..moves import DRAW_STOCK, DRAWS, SLAPS, Move
+from ..search import SearchError, World, sample_worlds
+from ..view import PlayerView
+from . import heuristics as H
+from .base import register
+from .coach import BETA0, BETA1
+from .expert_bot import ExpertBot, _rollout_turn
+from .utility import win_probability
+
+#: The decision budget's default, in milliseconds of this machine (p99 under 1 s, measured).
+THINK_MS = 250
+#: Simulated turns per millisecond of budget (a rollout turn costs about 50 us here).
+TURNS_PER_MS = 16
+#: Candidate turns searched (besides a doubtful Yaniv call).
+CANDIDATES = 3
+#: Worlds searched at least and at most per decision, whatever the budget.
+MIN_WORLDS = 6
+MAX_WORLDS = 64
+#: Worlds drawn uniformly per world kept (the resampling's pool).
+OVERSAMPLE = 4
+#: Worlds sampled at a time.
+BATCH = 8
+#: Turns per active player after which a rollout round is judged by its hands.
+ROLLOUT_TURNS_PER_PLAYER = 12
+#: How much better in win chance (0..1) a candidate must be to replace the heuristic's choice.
+MARGIN = 0.003
+
+
+def _turns(view: PlayerView) -> list[int]:
+    turns = [0] * view.n
+    for event in view.events:
+        if isinstance(event, Discarded):
+            turns[event.seat] += 1
+    return turns
+
+
+def kept_rates(view: PlayerView) -> list[float]:
+    """Per seat the coach's low-card rate ``beta`` (by its discards this round): the
+    likelihood of an unknown card of value ``v`` in its hand is ``exp(-beta * v)``."""
+    return [BETA0 + BETA1 * t for t in _turns(view)]
+
+
+def resample(worlds: Sequence[World], keep: int, rng: random.Random) -> list[World]:
+    """``keep`` worlds drawn from ``worlds`` in proportion to their weights (systematic
+    resampling), each with weight 1; uniformly where every weight is 0."""
+    weights = [w.weight for w in worlds]
+    total = sum(weights)
+    if total <= 0:
+        weights = [1.0] * len(worlds)
+        total = float(len(worlds))
+    cum = list(accumulate(weights))
+    start = rng.random() * total / keep
+    out = []
+    for i in range(keep):
+        j = min(len(worlds) - 1, bisect(cum, start + i * total / keep))
+        w = worlds[j]
+        out.append(World(w.hands, w.stock, 1.0))
+    return out
+
+
+@register("master")
+class MasterBot(ExpertBot):
+    """Determinized search with common random numbers, judged by the chance of winning."""
+
+    name = "master"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        think_ms: float = THINK_MS,
+        candidates: int = CANDIDATES,
+        margin: float = MARGIN,
+        worlds: int | None = None,
+    ) -> None:
+        super().__init__(seed, candidates=candidates, margin=margin)
+        if not think_ms > 0:
+            raise ValueError(f"think_ms {think_ms!r}: expected a positive number")
+        self.think_ms = think_ms
+        self.fixed_worlds = worlds  # None: as many as the budget allows
+        self.simulated = 0  # rollout turns simulated so far (for benchmarks)
+
+    # ------------------------------------------------------------- worlds
+
+    def sample(self, view: PlayerView, count: int) -> list[World]:
+        """``count`` worlds of ``view``, resampled by the opponent model (equal weights)."""
+        betas = kept_rates(view)
+
+        def weigh(v: PlayerView, seat: int, cards: tuple[Card, ...]) -> float:
+            return math.exp(-betas[seat] * sum(VALUE[c] for c in cards))
+
+        pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=weigh)
+        return resample(pool, count, self.rng)
+
+    # ------------------------------------------------------------- search
+
+    def _search(
+        self, view: PlayerView, cands: list[tuple[Move, Card | None]]
+    ) -> list[float] | None:
+        """Each candidate's mean win chance over the worlds, times ``self.worlds`` (the
+        expert's margin test reads totals over that many worlds)."""
+        if self.fixed_worlds is not None:
+            most = least = self.fixed_worlds
+            budget = 0
+        else:
+            most, least = MAX_WORLDS, MIN_WORLDS
+            budget = int(self.think_ms * TURNS_PER_MS)
+        me = view.seat
+        active = len(view.active_seats())
+        cap = ROLLOUT_TURNS_PER_PLAYER * active
+        totals = [0.0] * len(cands)
+        done = 0
+        used = 0
+        while done < most and (done < least or used < budget):
+            try:
+                batch = self.sample(view, min(BATCH, most - done))
+            except SearchError:
+                break
+            for world in batch:
+                if done >= least and used >= budget:
+                    break
+                base = world.game(view, seed=self.rng.getrandbits(63))
+                if base.pickable != view.pickable:
+                    return None  # the engine reads the pile otherwise: no search
+                for i, cand in enumerate(cands):
+                    g = base.clone()
+                    self._play_turn(g, me, cand)
+                    for _ in range(cap):
+                        if g.phase >= Phase.ROUND_OVER:
+                            break
+                        _rollout_turn(g, me, self.w_now)
+                        used += 1
+                    totals[i] += self.judge(g, me)
+                done += 1
+        if not done:
+            return None
+        self.simulated += used
+        self.worlds = done
+        return totals
+
+    def _play_turn(self, g: Game, me: int, cand: tuple[Move, Card | None]) -> None:
+        """Play candidate ``cand`` (a first move and its planned draw) as my whole turn."""
+        move, draw = cand
+        g.apply(move)
+        if g.phase == Phase.DRAW:
+            if draw is not None and draw in g.pickable:
+                g.apply(DRAWS[draw])
+            else:
+                g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
+        elif g.phase == Phase.DISCARD:
+            ds = H.best_discard_after_draw(
+                g.hands[me], g.values[me], g.drawn, g.rules, w=self.w_now
+            )
+            g.apply(ds[0][1])
+        if g.phase == Phase.SLAP:
+            g.apply(SLAPS[g.drawn])
+
+    @staticmethod
+    def judge(g: Game, me: int) -> float:
+        """My chance of winning the game once this simulated round is over (or cut short:
+        judged as if the lowest hand had won it, every other seat scoring its hand)."""
+        if g.phase == Phase.GAME_OVER:
+            return 1.0 / len(g.winners) if me in g.winners else 0.0
+        scores = list(g.scores)
+        if g.phase < Phase.ROUND_OVER:
+            active = [s for s in range(g.n) if not g.out[s]]
+            low = min(active, key=lambda s: g.values[s])
+            for s in active:
+                if s != low:
+                    scores[s] += g.values[s]
+        return win_probability(g.rules, scores, me, g.out)
