@@ -556,13 +556,14 @@ def test_every_state_sent_is_already_stored(database: str, monkeypatch: pytest.M
     ahead: list[dict[str, Any]] = []
     original_save, original_send = Store.save_rooms, WebSocket.send_text
 
-    def saving(self: Store, rooms: list[Any]) -> None:
-        original_save(self, rooms)
+    def saving(self: Store, rooms: list[Any]) -> set[str]:
+        lost = original_save(self, rooms)
         with self.session() as session:
             for r in rooms:
                 row = session.get(RoomRow, r.code)
                 if row is not None and row.record is not None:
                     committed.append(row.record)
+        return lost
 
     async def sending(self: WebSocket, text: str) -> None:
         nonlocal read

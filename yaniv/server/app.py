@@ -18,9 +18,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, HOLES, PRESETS, TARGET_BOUNDS, RuleSet
+from .cluster import Cluster, SharedCounter
 from .guard import Guard
 from .history import router as history_router
-from .limits import Limits, MemoryCounter
+from .limits import Counter, Limits, MemoryCounter
 from .ratings import router as ratings_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
@@ -67,6 +68,7 @@ def create_app(
     round_wait: float = ROUND_WAIT,
     reaction_gap: float = REACTION_GAP,
     limits: Limits | None = None,
+    redis: str | None = None,
 ) -> FastAPI:
     """The app, with its store opened (and migrated) and its rooms resumed at startup.
 
@@ -76,9 +78,13 @@ def create_app(
     ``reaction_gap``: seconds between two reactions of a seat.
     ``limits``: rates per client address, sockets per seat and room, a request's size and
     time (yaniv/server/limits.py; ``Limits.unlimited()`` for benchmarks from one address).
+    ``redis``: a Redis URL, for many processes on one database (docs/scaling.md): rooms are
+    owned by one process at a time and the rate limits are shared.
     """
     url = database or default_database_url()
     limits = limits or Limits()
+    cluster = None if redis is None else Cluster(redis)
+    counter: Counter = MemoryCounter() if cluster is None else SharedCounter(cluster)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -92,6 +98,7 @@ def create_app(
             round_wait=round_wait,
             reaction_gap=reaction_gap,
             limits=limits,
+            cluster=cluster,
         )
         await hub.load()
         app.state.hub = hub
@@ -107,7 +114,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
-    app.add_middleware(Guard, limits=limits, counter=MemoryCounter())  # words, always
+    app.add_middleware(Guard, limits=limits, counter=counter)  # words, always
 
     def hub_of(request: Request | WebSocket) -> Hub:
         hub: Hub = request.app.state.hub
@@ -165,7 +172,7 @@ def create_app(
 
     @app.get("/api/rooms/{code}")
     async def room(code: str, request: Request) -> dict[str, Any]:
-        return (await hub_of(request).room(code)).info()
+        return await hub_of(request).info(code)
 
     @app.get("/api/levels")
     async def levels() -> dict[str, Any]:

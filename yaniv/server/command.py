@@ -45,6 +45,15 @@ def serve_command(
         "client address, 0: none; 120, 120, 120, 60), seat-sockets (4), room-sockets (100), "
         "max-body (bytes, 64k), request-timeout (seconds, 10); docs/web-protocol.md",
     ),
+    redis: str | None = typer.Option(
+        None,
+        help="a Redis URL (redis://host:6379/0): many processes, on this machine or others, "
+        "serve the same rooms from one PostgreSQL database (docs/scaling.md)",
+    ),
+    workers: int = typer.Option(
+        1, min=1, max=64, help="server processes on this machine (more than 1 needs --redis)"
+    ),
+    fd: int | None = typer.Option(None, hidden=True, help="a listening socket (a worker's)"),
     browser: bool = typer.Option(
         True, "--browser/--no-browser", help="open the web app in a browser"
     ),
@@ -65,10 +74,17 @@ def serve_command(
     try:
         limits = Limits().updated(limit)
         url = database_url(database or default_database_url())
+        if redis is not None or workers > 1:
+            check_shared(url, redis, workers)
         check_database(url)
     except ValueError as exc:
         typer.echo(f"yaniv serve: {exc}", err=True)
         raise typer.Exit(2) from None
+    if workers > 1 and fd is None:
+        from .workers import supervise
+
+        typer.echo(f"Yaniv is served at http://{host}:{port}/ by {workers} processes")
+        raise typer.Exit(supervise(workers, host, port, sys.argv[2:]))
     app = create_app(
         url,
         bot_delay=bot_delay,
@@ -76,6 +92,7 @@ def serve_command(
         slap_window=slap_window,
         round_wait=round_wait,
         limits=limits,
+        redis=redis,
     )
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{port}/"
@@ -85,7 +102,27 @@ def serve_command(
     if browser:
         threading.Timer(1.0, _open, args=(address,)).start()
     tune_runtime()
-    uvicorn.Server(server_config(app, host, port, limits)).run()
+    options = {} if fd is None else {"fd": fd}
+    uvicorn.Server(server_config(app, host, port, limits, **options)).run()
+
+
+def check_shared(url: str, redis: str | None, workers: int) -> None:
+    """ValueError in words where many processes cannot share this database and Redis."""
+    if redis is None:
+        raise ValueError(
+            f"--workers {workers}: processes share their rooms through Redis: add --redis redis://..."
+        )
+    if url.startswith("sqlite"):
+        raise ValueError(
+            "--redis: SQLite is one process's file; processes share a database server: "
+            "--database postgresql://..."
+        )
+    import redis as redis_client
+
+    try:
+        redis_client.Redis.from_url(redis, socket_connect_timeout=3).ping()
+    except (redis_client.RedisError, OSError) as exc:
+        raise ValueError(f"cannot reach Redis at {redis}: {exc}") from None
 
 
 def tune_runtime() -> None:

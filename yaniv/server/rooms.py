@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
 import time
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import WebSocket
 from pydantic import ValidationError
+from redis.exceptions import RedisError
 
 from .. import record
 from ..bots.base import Bot, bot_names, get_bot
@@ -29,6 +32,7 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
+from .cluster import LIVE_ROOMS, CallFailed, Cluster
 from .guard import (
     CLOSE_CROWDED,
     LONE_SURROGATE,
@@ -52,7 +56,7 @@ from .schemas import (
     ReactMessage,
     describe,
 )
-from .storage import Store, StoredRoom, token_hash
+from .storage import LostRoom, Store, StoredRoom, token_hash
 
 log = logging.getLogger("yaniv.server")
 
@@ -137,14 +141,23 @@ class SeatInfo:
         return Seat(self.name, "remote")
 
 
+class Socket(Protocol):
+    """What a room sends through: a websocket, or a socket of another process."""
+
+    async def send_text(self, data: str) -> None: ...
+
+    async def send_json(self, data: Any) -> None: ...
+
+    async def close(self, code: int = 1000) -> None: ...
+
+
 @dataclass(eq=False)
 class Conn:
     """One websocket: a player's seat or a spectator (seat None)."""
 
-    ws: WebSocket
+    ws: Socket  # a websocket here, or one of another process (RemoteSocket)
     seat: int | None
     coach: bool = False
-    sent: deque[float] = field(default_factory=deque)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     shown: str | None = None  # the last state a broadcast sent this connection
     shown_no: int = 0  # the room's snapshot number of that state
@@ -168,10 +181,6 @@ class Conn:
             self.shown, self.shown_no = text, number
             with contextlib.suppress(Exception):
                 await self.ws.send_text(text)
-
-    def flooding(self, now: float, limit: int = FLOOD_LIMIT) -> bool:
-        """Count a message; whether more than ``limit`` came in the last second."""
-        return counted(self.sent, now) > limit
 
 
 def counted(window: deque[float], now: float) -> int:
@@ -241,6 +250,9 @@ class Room:
         self.release_task: asyncio.Task[None] | None = None  # leaving memory, once over
         self.reacted: dict[int, float] = {}  # each seat's last reaction (monotonic)
         self._bots: dict[int, Bot] = {}  # the stand-ins' bots, kept for the game
+        # The fencing token of this process's ownership (many processes; None on one): the
+        # store refuses a write with an older one (LostRoom).
+        self.epoch: int | None = None
 
     # ------------------------------------------------------------- what the room shows
 
@@ -456,7 +468,7 @@ class Room:
         """Store the room (and the game's record) now; a game's start and end go to the
         history too."""
         row = self.row()
-        await self.hub.store.save(*row)
+        await self.hub.store.save(*row, epoch=self.epoch)
         if self.table is not None and self._logged != (self.game_no, self.status):
             await self._log_game(row[4])
 
@@ -509,7 +521,7 @@ class Room:
     def hold(self, seat: int) -> None:
         """Hold a dropped person's seat for the grace period, then let a stand-in play it."""
         self.grace_until[seat] = time.monotonic() + self.hub.grace
-        self.grace_tasks[seat] = asyncio.create_task(self._grace(seat))
+        self.grace_tasks[seat] = asyncio.create_task(self.guarded(self._grace(seat)))
 
     def automatic(self, seat: int) -> bool:
         """Whether the server plays ``seat`` now (a bot, or a stand-in for a person who is
@@ -537,7 +549,19 @@ class Room:
         old = getattr(self, name)
         if old is not None and old is not asyncio.current_task():
             old.cancel()
-        setattr(self, name, None if coro is None else asyncio.create_task(coro))
+        setattr(self, name, None if coro is None else asyncio.create_task(self.guarded(coro)))
+
+    async def guarded(self, coro: Any) -> None:
+        """Run a clock's or the grace's task: a store that fails is logged (the next move
+        or the driver's retry saves again), a room taken over by another process is let go."""
+        try:
+            await coro
+        except LostRoom:
+            self.hub.lose_later(self.code)
+        except Exception as exc:
+            if not store_failure(exc):
+                raise
+            log.warning("room %s: the store failed: %s", self.code, one_line(exc))
 
     def tick(self) -> None:
         """Set the clocks for this moment (lock held): a person's turn under the turn timer
@@ -626,7 +650,7 @@ class Room:
         try:
             await self.persist()
         except Exception as exc:
-            if store_failure(exc):
+            if store_failure(exc) or isinstance(exc, LostRoom):
                 self.table.restore(before)
                 self.status = status
                 self.hold_seat = None
@@ -655,6 +679,10 @@ class Room:
                 try:
                     if not await self._drive_once():
                         return
+                except LostRoom:
+                    self.driver = None
+                    self.hub.lose_later(self.code)
+                    return
                 except Exception as exc:
                     if not store_failure(exc):
                         raise
@@ -967,6 +995,7 @@ class Room:
                 if self.hub.rooms.get(self.code) is self:
                     del self.hub.rooms[self.code]
             await self.close()
+            await self.hub.released(self.code)
         finally:
             self.release_task = None
 
@@ -996,6 +1025,105 @@ class Room:
             await asyncio.to_thread(self.table.close)
 
 
+MOVING = "the room is moving to another server process; try again in a few seconds"
+
+#: The Hub calls a process runs for another (by name): the HTTP API about one room.
+ROUTED: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {}
+
+
+def at_owner(
+    method: Callable[..., Awaitable[dict[str, Any]]],
+) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """A Hub call about one room (its code first), run by the process that owns the room:
+    asked through Redis where another process does."""
+
+    @functools.wraps(method)
+    async def routed(hub: Hub, code: str, *args: Any) -> dict[str, Any]:
+        try:
+            return await method(hub, code, *args)
+        except Elsewhere as moved:
+            return await hub._remote_call(moved.node, method.__name__, [code, *args])
+        except LostRoom:
+            hub.lose_later(code.strip().upper())
+            raise ApiError(503, MOVING) from None
+
+    ROUTED[method.__name__] = method
+    return routed
+
+
+class Elsewhere(Exception):
+    """The room is owned by another process (``node``)."""
+
+    def __init__(self, node: str) -> None:
+        super().__init__(f"the room is served by process {node}")
+        self.node = node
+
+
+class Link:
+    """A websocket of this process: its room, whose owner (here or elsewhere) it is
+    attached to, and its own message window (the flood limit per socket)."""
+
+    def __init__(self, ws: WebSocket, code: str, hashed: str | None, address: str) -> None:
+        self.ws = ws
+        self.code = code
+        self.hashed = hashed  # the token's hash (None: a spectator)
+        self.address = address
+        self.id = secrets.token_hex(8)
+        self.conn: Conn | None = None  # attached to the room owned here
+        self.room: Room | None = None
+        self.owner: str | None = None  # attached to the room owned by this process
+        self.sent: deque[float] = deque()
+        self.closed = False
+        self.outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.sender: asyncio.Task[None] | None = None
+        self.settling = asyncio.Lock()  # one attachment at a time (Hub._settle)
+
+    def deliver(self, kind: str, value: Any) -> None:
+        """Queue what the owner sent for this socket (a text, or a close), in order."""
+        self.outbox.put_nowait((kind, value))
+        if self.sender is None or self.sender.done():
+            self.sender = asyncio.create_task(self._send())
+
+    async def _send(self) -> None:
+        while not self.outbox.empty():
+            kind, value = self.outbox.get_nowait()
+            with contextlib.suppress(Exception):
+                if kind == "text":
+                    await self.ws.send_text(value)
+                else:
+                    self.closed = True
+                    await self.ws.close(code=int(value))
+
+
+class RemoteSocket:
+    """A socket of another process, as a room owned here sees it (Conn.ws)."""
+
+    def __init__(self, cluster: Cluster, node: str, link: str) -> None:
+        self.cluster, self.node, self.link = cluster, node, link
+
+    async def send_text(self, text: str) -> None:
+        await self.cluster.send(self.node, {"kind": "out", "conn": self.link, "text": text})
+
+    async def send_json(self, data: Any) -> None:
+        await self.send_text(json.dumps(data, ensure_ascii=False))
+
+    async def close(self, code: int = 1000) -> None:
+        await self.cluster.send(self.node, {"kind": "close", "conn": self.link, "code": code})
+
+
+class Inbox:
+    """The messages of another process's socket for a room owned here, handled one after
+    another, as a local socket's are."""
+
+    def __init__(self, code: str, address: str) -> None:
+        self.code = code
+        self.address = address
+        self.conn: Conn | None = None
+        self.room: Room | None = None
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+
 class Hub:
     """Every room, the store behind them, and the server's settings."""
 
@@ -1010,8 +1138,10 @@ class Hub:
         round_wait: float = ROUND_WAIT,
         reaction_gap: float = REACTION_GAP,
         limits: Limits | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         self.store = store
+        self.cluster = cluster  # many processes (Redis); None: this one alone
         self.limits = limits or Limits()  # the sockets a seat and a room may have open
         self.flood_limit = flood_limit
         self.round_wait = round_wait
@@ -1023,11 +1153,31 @@ class Hub:
         # per address: the times of its messages in the last second (the flood limit)
         self.address_sent: dict[str, deque[float]] = {}
         self.loading = asyncio.Lock()
+        # This process's websockets, by room and id, wherever their room is owned.
+        self.links: dict[str, dict[str, Link]] = {}
+        # Sockets of other processes attached to rooms owned here: (process, id) -> inbox.
+        self.remote: dict[tuple[str, str], Inbox] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._sweeps = 0
 
     # ------------------------------------------------------------- start and stop
 
     async def load(self) -> None:
-        """Bring back every unfinished room from the store, each game where it stopped."""
+        """Bring back every unfinished room from the store, each game where it stopped; with
+        other processes, those no live process owns (the others are theirs)."""
+        if self.cluster is not None:
+            cluster = self.cluster
+            cluster.on_lost = self.lost
+            cluster.on_reconnect = self._reconnected
+            cluster.on_sweep = self._sweep
+            await cluster.start(self._message)
+            codes = await self.store.run(self.store.unfinished_codes)
+            if codes:
+                await cluster.redis.sadd(LIVE_ROOMS, *codes)
+            for code in codes:
+                with contextlib.suppress(Elsewhere):
+                    await self.find(code)
+            return
         for stored in await self.store.run(self.store.unfinished):
             room = await self._bring_back(stored)
             if room is not None:
@@ -1074,9 +1224,12 @@ class Hub:
         return room
 
     async def close(self) -> None:
-        """Stop every room and release the store."""
+        """Stop every room and release the store (and the rooms' leases: another process
+        takes them over at once)."""
         for room in self.rooms.values():
             await room.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         await asyncio.to_thread(self.store.close)
 
     # ------------------------------------------------------------- requests
@@ -1089,24 +1242,86 @@ class Hub:
         room = self.rooms.get(code)
         if room is not None or len(code) != CODE_LENGTH or not set(code) <= CODE_SET:
             return room
+        cluster = self.cluster
+        if cluster is not None:
+            owner = await cluster.owner(code)
+            if owner is not None and owner != cluster.node:
+                raise Elsewhere(owner)
         stored = await self.store.run(self.store.room, code)
         if stored is None:
             return None
         async with self.loading:  # two requests for the same room bring it back once
-            return self.rooms.get(code) or await self._bring_back(stored)
+            room = self.rooms.get(code)
+            if room is not None:
+                return room
+            if cluster is None:
+                return await self._bring_back(stored)
+            return await self._take_over(code)
+
+    async def _take_over(self, code: str) -> Room | None:
+        """Own room ``code`` (its lease, then its fencing token, then its state as last
+        stored: what its last owner wrote after that is refused), or Elsewhere."""
+        cluster = self.cluster
+        assert cluster is not None
+        if not await cluster.acquire(code):
+            raise Elsewhere(await cluster.owner(code) or "")
+        try:
+            epoch = await self.store.run(self.store.claim, code)
+            stored = await self.store.run(self.store.room, code)
+        except BaseException:
+            await cluster.release(code)
+            raise
+        room = None if stored is None else await self._bring_back(stored)
+        if room is None:
+            await cluster.release(code)
+            return None
+        room.epoch = epoch
+        log.info("room %s: served by this process now (epoch %d)", code, epoch)
+        if room.status == "playing":
+            async with room.lock:
+                room.kick()
+        for link in list(self.links.get(code, {}).values()):  # sockets here that waited
+            self._spawn(self._settle(link))
+        return room
 
     async def room(self, code: str) -> Room:
-        """The room with ``code``, or a 404."""
+        """The room with ``code``, or a 404 (Elsewhere: another process owns it)."""
         room = await self.find(code)
         if room is None:
             raise ApiError(404, f"there is no room {code[:10]!r}")
         return room
 
+    @at_owner
+    async def info(self, code: str) -> dict[str, Any]:
+        """``GET /api/rooms/{code}``, from the process that owns the room."""
+        return (await self.room(code)).info()
+
+    async def _remote_call(self, node: str, op: str, args: list[Any]) -> dict[str, Any]:
+        """Run the Hub call ``op`` at process ``node``, which owns the room."""
+        assert self.cluster is not None
+        try:
+            answer = await self.cluster.call(node, op, args)
+        except CallFailed as exc:
+            raise ApiError(503, f"{exc}: try again in a few seconds") from None
+        if "error" in answer:
+            raise ApiError(int(answer.get("status", 500)), str(answer["error"]))
+        result: dict[str, Any] = answer["ok"]
+        return result
+
     async def _new_code(self) -> str:
+        """A code never used, whose lease this process holds (with other processes)."""
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            if code not in self.rooms and not await self.store.run(self.store.code_taken, code):
+            if code in self.rooms or await self.store.run(self.store.code_taken, code):
+                continue
+            if self.cluster is None or await self.cluster.acquire(code):
                 return code
+
+    def _created(self, room: Room) -> None:
+        """Register a new room (its row is written with the first fencing token)."""
+        if self.cluster is not None:
+            room.epoch = 1
+        self.rooms[room.code] = room
 
     @staticmethod
     def _rules(options: dict[str, Any]) -> RuleSet:
@@ -1151,7 +1366,7 @@ class Hub:
             )
         room = Room(self, await self._new_code(), ruleset, seats)
         room.turn_timer = turn_timer
-        self.rooms[room.code] = room
+        self._created(room)
         async with room.lock:
             room.start_table()
             await room.persist()
@@ -1166,13 +1381,14 @@ class Hub:
         """A room for friends; the creator is its host (seat 0)."""
         room = Room(self, await self._new_code(), self._rules(rules), [SeatInfo(name)])
         room.turn_timer = turn_timer
-        self.rooms[room.code] = room
+        self._created(room)
         async with room.lock:
             await room.persist()
             await room.save_options()
             token = await self._add_player(room, 0, name, key)
         return {"room": room.code, "token": token, "seat": 0}
 
+    @at_owner
     async def join(self, code: str, name: str, key: str | None = None) -> dict[str, Any]:
         """A person takes the next free seat of a waiting room."""
         room = await self.room(code)
@@ -1205,6 +1421,7 @@ class Hub:
         if room.tokens.get(token_hash(token)) != 0:
             raise ApiError(403, "only the room's host may do that")
 
+    @at_owner
     async def settings(
         self,
         code: str,
@@ -1241,6 +1458,7 @@ class Hub:
         await room.broadcast()
         return room.info()
 
+    @at_owner
     async def start(self, code: str, token: str) -> dict[str, Any]:
         """The host deals the first round."""
         room = await self.room(code)
@@ -1265,6 +1483,7 @@ class Hub:
         await room.broadcast()
         return room.info()
 
+    @at_owner
     async def rematch(self, code: str, token: str, game: int | None) -> dict[str, Any]:
         """Any player of the room starts a new game with the same seats once the last is over.
 
@@ -1285,49 +1504,59 @@ class Hub:
         await room.broadcast()
         return room.info()
 
-    def flooding(self, room: Room, conn: Conn, address: str, now: float) -> bool:
-        """Count a message of ``conn``; whether its socket, its seat (all its sockets) or its
+    # ------------------------------------------------------------- the flood limit
+
+    def flooding(self, link: Link, now: float) -> bool:
+        """Count a message of this process's socket ``link``; whether its socket or its
         address (all of them, ``ADDRESS_FLOOD_FACTOR`` times the limit) sent too many in the
         last second."""
         limit = self.flood_limit
-        over = conn.flooding(now, limit)
-        if conn.seat is not None:
-            window = room.seat_sent.setdefault(conn.seat, deque())
-            over = counted(window, now) > limit or over
-        window = self.address_sent.setdefault(address, deque())
+        over = counted(link.sent, now) > limit
+        window = self.address_sent.setdefault(link.address, deque())
         over = counted(window, now) > limit * ADDRESS_FLOOD_FACTOR or over
         if len(self.address_sent) > 4096:  # forget the quiet addresses (memory stays bounded)
             for key in [k for k, w in self.address_sent.items() if not w or w[-1] <= now - 1]:
                 del self.address_sent[key]
         return over
 
+    def seat_flooding(self, room: Room, conn: Conn, now: float) -> bool:
+        """Count a message of a seat, at the process that owns its room (the seat's sockets
+        may be on several processes); whether the seat sent too many in the last second."""
+        if conn.seat is None:
+            return False
+        window = room.seat_sent.setdefault(conn.seat, deque())
+        return counted(window, now) > self.flood_limit
+
+    async def _flooded(self, conn: Conn) -> None:
+        await conn.send(
+            {"type": "error", "message": f"more than {self.flood_limit} messages a second: goodbye"}
+        )
+        with contextlib.suppress(Exception):
+            await conn.ws.close(code=1008)
+
+    # ------------------------------------------------------------- sockets
+
     async def connect(self, ws: WebSocket, code: str, token: str | None) -> None:
-        """Serve one websocket until it closes."""
+        """Serve one websocket until it closes, attached to its room wherever it is owned."""
         await ws.accept()
-        room = await self.find(code)
-        if room is None:
+        code = code.strip().upper()
+        try:
+            room = await self.find(code)
+        except Elsewhere:
+            room = None
+            elsewhere = True
+        else:
+            elsewhere = False
+        if room is None and not elsewhere:
             await ws.send_json({"type": "error", "message": f"there is no room {code[:10]!r}"})
             await ws.close(code=4404)
             return
-        seat = None
-        if token:
-            seat = room.tokens.get(token_hash(token))
-            if seat is None:
-                await ws.send_json(
-                    {"type": "error", "message": "this token is not a player's of this room"}
-                )
-                await ws.close(code=4403)
-                return
-        crowded = sockets_refusal(self.limits, (c.seat for c in room.conns), seat)
-        if crowded is not None:
-            await ws.send_json({"type": "error", "message": crowded})
-            await ws.close(code=CLOSE_CROWDED)
-            return
-        conn = Conn(ws, seat)
         address = ws.client.host if ws.client is not None else ""
-        await room.attach(conn)
+        link = Link(ws, code, token_hash(token) if token else None, address)
+        self.links.setdefault(code, {})[link.id] = link
         try:
-            while True:
+            await self._settle(link)
+            while not link.closed:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
@@ -1339,8 +1568,8 @@ class Hub:
                         if len(raw) <= MAX_MESSAGE
                         else ("x" * (MAX_MESSAGE + 1))
                     )
-                if self.flooding(room, conn, address, time.monotonic()):
-                    await conn.send(
+                if self.flooding(link, time.monotonic()):
+                    await ws.send_json(
                         {
                             "type": "error",
                             "message": f"more than {self.flood_limit} messages a second: goodbye",
@@ -1348,18 +1577,323 @@ class Hub:
                     )
                     await ws.close(code=1008)
                     break
-                try:
-                    await room.handle(conn, text)
-                except Exception as exc:
-                    if not store_failure(exc):
-                        raise
-                    # The store failed (down, locked, read-only): the sender is told, in
-                    # words, and the socket stays open for the next try.
-                    log.warning("room %s: the store failed: %s", room.code, one_line(exc))
-                    await conn.send({"type": "error", "message": failure_words(exc, True)})
+                await self._from_link(link, text)
         except Exception as exc:  # a socket that breaks mid-message
-            log.debug("room %s: connection ended: %s", room.code, exc)
+            log.debug("room %s: connection ended: %s", code, exc)
         finally:
             # Shielded: a handler cancelled as its socket closes (Starlette's test client does
             # that, a server shutting down too) still releases the seat and tells the room.
-            await asyncio.shield(room.detach(conn))
+            await asyncio.shield(self._unlink(link))
+
+    async def _from_link(self, link: Link, text: str) -> None:
+        """A message of this process's socket: handled here where its room is owned here,
+        else sent to the owner."""
+        if link.conn is None or link.room is None or self.rooms.get(link.code) is not link.room:
+            await self._settle(link)
+        if link.closed:
+            return
+        if link.conn is not None and link.room is not None:
+            room, conn = link.room, link.conn
+            if self.seat_flooding(room, conn, time.monotonic()):
+                await self._flooded(conn)
+                link.closed = True
+                return
+            await self._handle(room, conn, text)
+            return
+        sent = False
+        if link.owner is not None and self.cluster is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.cluster.send(
+                    link.owner,
+                    {
+                        "kind": "msg",
+                        "room": link.code,
+                        "conn": link.id,
+                        "node": self.cluster.node,
+                        "text": text,
+                    },
+                )
+                sent = True
+        if not sent:
+            await link.ws.send_json({"type": "error", "message": MOVING})
+
+    async def _handle(self, room: Room, conn: Conn, text: str) -> None:
+        """Answer a message in a room owned here; a failing store is told in words."""
+        try:
+            await room.handle(conn, text)
+        except LostRoom:
+            await conn.send({"type": "error", "message": f"not played: {MOVING}"})
+            self.lose_later(room.code)
+        except Exception as exc:
+            if not store_failure(exc):
+                raise
+            # The store failed (down, locked, read-only): the sender is told, in words, and
+            # the socket stays open for the next try.
+            log.warning("room %s: the store failed: %s", room.code, one_line(exc))
+            await conn.send({"type": "error", "message": failure_words(exc, True)})
+
+    async def _admit(self, room: Room, ws: Any, hashed: str | None) -> Conn | None:
+        """The connection of a socket to a room owned here (its seat from its token), or
+        None when it is refused (told why and closed)."""
+        seat = None
+        if hashed is not None:
+            seat = room.tokens.get(hashed)
+            if seat is None:
+                await ws.send_json(
+                    {"type": "error", "message": "this token is not a player's of this room"}
+                )
+                await ws.close(code=4403)
+                return None
+        crowded = sockets_refusal(self.limits, (c.seat for c in room.conns), seat)
+        if crowded is not None:
+            await ws.send_json({"type": "error", "message": crowded})
+            await ws.close(code=CLOSE_CROWDED)
+            return None
+        conn = Conn(ws, seat)
+        await room.attach(conn)
+        return conn
+
+    async def _settle(self, link: Link, again: bool = False) -> None:
+        """Attach this process's socket to its room where it is owned now: here (taken over
+        if nobody owns it), or at another process (``again``: tell that process again)."""
+        async with link.settling:
+            await self._settle_now(link, again)
+
+    async def _settle_now(self, link: Link, again: bool) -> None:
+        code = link.code
+        room = self.rooms.get(code)
+        owner: str | None = None
+        if room is None:
+            try:
+                room = await self.find(code)
+            except Elsewhere as moved:
+                owner = moved.node or None
+        if room is not None:
+            if link.conn is None or link.room is not room:
+                link.owner = None
+                conn = await self._admit(room, link.ws, link.hashed)
+                if conn is None:
+                    link.closed = True
+                    return
+                link.conn, link.room = conn, room
+            return
+        link.conn = link.room = None
+        if owner is None or self.cluster is None:
+            return  # nobody owns it this moment (or it is gone): the next message tries again
+        if owner != link.owner or again:
+            try:
+                await self.cluster.send(
+                    owner,
+                    {
+                        "kind": "attach",
+                        "room": code,
+                        "conn": link.id,
+                        "node": self.cluster.node,
+                        "token": link.hashed,
+                        "address": link.address,
+                    },
+                )
+            except (RedisError, OSError):
+                return
+            link.owner = owner
+
+    async def _unlink(self, link: Link) -> None:
+        links = self.links.get(link.code)
+        if links is not None:
+            links.pop(link.id, None)
+            if not links:
+                del self.links[link.code]
+        if link.conn is not None and link.room is not None:
+            await link.room.detach(link.conn)
+        elif link.owner is not None and self.cluster is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.cluster.send(
+                    link.owner,
+                    {
+                        "kind": "detach",
+                        "room": link.code,
+                        "conn": link.id,
+                        "node": self.cluster.node,
+                    },
+                )
+
+    # ------------------------------------------------------------- other processes
+
+    async def _message(self, message: dict[str, Any]) -> None:
+        """A message from another process (on this process's channel, in order)."""
+        kind = message.get("kind")
+        if kind in ("out", "close"):
+            link = self._link(str(message.get("conn")))
+            if link is not None:
+                link.deliver(
+                    "text" if kind == "out" else "close",
+                    message.get("text") if kind == "out" else message.get("code", 1000),
+                )
+        elif kind == "moved":
+            for link in list(self.links.get(str(message.get("room")), {}).values()):
+                if link.owner == message.get("node"):
+                    link.owner = None
+                    await self._settle(link)
+        elif kind in ("attach", "msg", "detach"):
+            key = (str(message.get("node")), str(message.get("conn")))
+            inbox = self.remote.get(key)
+            if inbox is None:
+                if kind != "attach":
+                    if kind == "msg":  # the owner forgot it (a restart): attach again
+                        await self._tell(
+                            key[0],
+                            {"kind": "moved", "room": message.get("room"), "node": self._node()},
+                        )
+                    return
+                inbox = self.remote[key] = Inbox(
+                    str(message.get("room")), str(message.get("address") or "")
+                )
+            inbox.queue.put_nowait(message)
+            if inbox.task is None or inbox.task.done():
+                inbox.task = asyncio.create_task(self._drain(key, inbox))
+        elif kind == "call":
+            self._spawn(self._answer(message))
+
+    def _node(self) -> str:
+        return "" if self.cluster is None else self.cluster.node
+
+    async def _tell(self, node: str, message: dict[str, Any]) -> None:
+        if self.cluster is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.cluster.send(node, message)
+
+    def _link(self, link_id: str) -> Link | None:
+        for links in self.links.values():
+            link = links.get(link_id)
+            if link is not None:
+                return link
+        return None
+
+    async def _drain(self, key: tuple[str, str], inbox: Inbox) -> None:
+        """Handle another process's socket's messages for a room owned here, in order."""
+        assert self.cluster is not None
+        node, link_id = key
+        while not inbox.queue.empty():
+            message = inbox.queue.get_nowait()
+            kind = message["kind"]
+            room = self.rooms.get(inbox.code)
+            if kind == "detach":
+                self.remote.pop(key, None)
+                if inbox.conn is not None and inbox.room is not None:
+                    await inbox.room.detach(inbox.conn)
+                return
+            if room is None:  # not (or no longer) owned here: the socket looks again
+                self.remote.pop(key, None)
+                await self._tell(node, {"kind": "moved", "room": inbox.code, "node": self._node()})
+                return
+            if kind == "attach":
+                if inbox.conn is not None and inbox.room is room:
+                    await room.send_state(inbox.conn)  # attached again (after an outage)
+                    continue
+                ws = RemoteSocket(self.cluster, node, link_id)
+                token = message.get("token")
+                conn = await self._admit(room, ws, token if isinstance(token, str) else None)
+                if conn is None:
+                    self.remote.pop(key, None)
+                    return
+                inbox.conn, inbox.room = conn, room
+            elif kind == "msg" and inbox.conn is not None and inbox.room is room:
+                if self.seat_flooding(room, inbox.conn, time.monotonic()):
+                    await self._flooded(inbox.conn)
+                    continue
+                await self._handle(room, inbox.conn, str(message.get("text", "")))
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        """Run a Hub call another process asked for (a room owned here) and answer it."""
+        assert self.cluster is not None
+        method = ROUTED.get(str(message.get("op")))
+        args = message.get("args")
+        answer: dict[str, Any]
+        if method is None or not isinstance(args, list) or not args:
+            answer = {"error": "unknown call", "status": 500}
+        else:
+            try:
+                answer = {"ok": await method(self, *args)}
+            except ApiError as exc:
+                answer = {"error": exc.message, "status": exc.status}
+            except (Elsewhere, LostRoom):
+                answer = {"error": MOVING, "status": 503}
+            except Exception as exc:
+                if store_failure(exc):
+                    answer = {"error": failure_words(exc, True), "status": 503}
+                else:
+                    log.exception("a call from another process failed")
+                    answer = {"error": "the server failed; try again", "status": 500}
+        await self.cluster.answer(message, answer)
+
+    def _spawn(self, coro: Any) -> None:
+        """Run ``coro`` in a task of its own, kept until it ends."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def lose_later(self, code: str) -> None:
+        """Let room ``code`` go (another process took it over), outside the caller's task
+        (which may be one of the room's own)."""
+        self._spawn(self.lost(code))
+
+    async def lost(self, code: str) -> None:
+        """Room ``code`` is owned by another process now: it leaves memory here, and its
+        sockets here and elsewhere are attached to its new owner."""
+        room = self.rooms.pop(code, None)
+        if room is None:
+            return
+        log.warning("room %s: another process serves it now", code)
+        await room.close()
+        for key, inbox in list(self.remote.items()):
+            if inbox.code == code:
+                self.remote.pop(key, None)
+                await self._tell(key[0], {"kind": "moved", "room": code, "node": self._node()})
+        if self.cluster is not None:
+            await self.cluster.release(code)
+        for link in list(self.links.get(code, {}).values()):
+            link.conn = link.room = None
+            link.owner = None
+            await self._settle(link)
+
+    async def released(self, code: str) -> None:
+        """A finished room left memory: its lease goes, and it is no longer in play."""
+        if self.cluster is not None:
+            await self.cluster.release(code, finished=True)
+
+    async def _reconnected(self) -> None:
+        """Redis is back: every socket here attached elsewhere is attached again (what was
+        sent meanwhile is lost; the owner sends the state afresh)."""
+        for links in list(self.links.values()):
+            for link in list(links.values()):
+                if link.owner is not None:
+                    await self._settle(link, again=True)
+
+    async def _sweep(self) -> None:
+        """Every second: take over rooms whose process died, attach this process's sockets
+        to their rooms' new owners, and let go of sockets of processes that died."""
+        cluster = self.cluster
+        assert cluster is not None
+        self._sweeps += 1
+        if self._sweeps % 30 == 0:  # the set of rooms in play is refilled from the store
+            codes = await self.store.run(self.store.unfinished_codes)
+            if codes:
+                await cluster.redis.sadd(LIVE_ROOMS, *codes)
+        for code in await cluster.orphans():
+            if code not in self.rooms:
+                with contextlib.suppress(Elsewhere):
+                    await self.find(code)
+        for code, links in list(self.links.items()):
+            if code in self.rooms:
+                continue
+            owner = await cluster.owner(code)
+            for link in list(links.values()):
+                if owner is None or owner != link.owner:
+                    await self._settle(link)
+        nodes = {node for node, _ in self.remote}
+        gone = nodes - await cluster.alive(nodes)
+        for key, inbox in list(self.remote.items()):
+            if key[0] in gone:
+                self.remote.pop(key, None)
+                if inbox.conn is not None and inbox.room is not None:
+                    await inbox.room.detach(inbox.conn)

@@ -215,6 +215,16 @@ class RoomState:
     seats: list[Any]
     status: str
     record: str | None
+    epoch: int | None = None  # the writer's fencing token (None: one process, no fence)
+
+
+class LostRoom(Exception):
+    """A write by a process that no longer owns the room: another took it over (its fencing
+    token is newer), so this one must let the room go. Nothing was written."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"room {code} is now served by another process")
+        self.code = code
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
@@ -239,7 +249,7 @@ class Store:
         # Rooms waiting to be written, the latest state of each, and who waits for them: the
         # database thread writes all that is waiting in one transaction (a group commit).
         self._pending: dict[str, RoomState] = {}
-        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None], str]] = []
         self._guard = threading.Lock()
         self._stored: set[str] = set()  # codes known to have a row (database thread only)
         # The rules and seats last written of each room (database thread only): a move
@@ -266,9 +276,16 @@ class Store:
         return exc
 
     async def save(
-        self, code: str, rules: dict[str, Any], seats: list[Any], status: str, record: str | None
+        self,
+        code: str,
+        rules: dict[str, Any],
+        seats: list[Any],
+        status: str,
+        record: str | None,
+        epoch: int | None = None,
     ) -> None:
-        """Store a room (``save_room``) and wait until it is committed.
+        """Store a room (``save_room``) and wait until it is committed; LostRoom where
+        ``epoch`` is no longer the room's (another process owns it now).
 
         Rooms saved while the database thread is busy are written together in the next
         transaction, in the order of the writes queued before them on that thread.
@@ -276,8 +293,8 @@ class Store:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._guard:
-            self._pending[code] = RoomState(code, rules, seats, status, record)
-            self._waiting.append((loop, future))
+            self._pending[code] = RoomState(code, rules, seats, status, record, epoch)
+            self._waiting.append((loop, future, code))
             first = len(self._waiting) == 1
         if first:
             self._worker.submit(self._write_pending)
@@ -288,12 +305,14 @@ class Store:
             pending, self._pending = self._pending, {}
             waiting, self._waiting = self._waiting, []
         error: BaseException | None = None
+        lost: set[str] = set()
         try:
-            self.save_rooms(list(pending.values()))
+            lost = self.save_rooms(list(pending.values()))
         except BaseException as exc:  # every waiter hears of it
             error = self._explained(exc) if isinstance(exc, SQLAlchemyError) else exc
-        for loop, future in waiting:
-            loop.call_soon_threadsafe(_settle, future, error)
+        for loop, future, code in waiting:
+            mine = LostRoom(code) if error is None and code in lost else error
+            loop.call_soon_threadsafe(_settle, future, mine)
 
     def close(self) -> None:
         """Finish pending writes and release the database."""
@@ -308,62 +327,96 @@ class Store:
         """Insert or update a room."""
         self.save_rooms([RoomState(code, rules, seats, status, record)])
 
-    def save_rooms(self, rooms: list[RoomState]) -> None:
+    def save_rooms(self, rooms: list[RoomState]) -> set[str]:
         """Insert or update rooms, in one transaction (rooms are written here alone, so what
-        was last written of each is known)."""
+        was last written of each is known); the codes of those not written because their
+        fencing token is no longer the room's."""
         if not rooms:
-            return
+            return set()
+        with self._sessions.begin() as session:
+            lost = self._fenced_out(session, [r for r in rooms if r.epoch is not None])
+            rooms = [r for r in rooms if r.code not in lost]
+            self._write(session, rooms)
+        self._written.update((r.code, (r.rules, r.seats)) for r in rooms)
+        self._stored.update(r.code for r in rooms)
+        return lost
+
+    @staticmethod
+    def _fenced_out(session: Session, rooms: list[RoomState]) -> set[str]:
+        """Of these rooms, those whose stored fencing token is not the writer's (their rows
+        are locked until the transaction ends, so no claim slips in between)."""
+        if not rooms:
+            return set()
+        rows = session.execute(
+            select(RoomRow.code, RoomRow.epoch)
+            .where(RoomRow.code.in_([r.code for r in rooms]))
+            .with_for_update()
+        ).all()
+        stored: dict[str, int | None] = dict(rows)
+        return {r.code for r in rooms if r.code in stored and stored[r.code] != r.epoch}
+
+    def _write(self, session: Session, rooms: list[RoomState]) -> None:
         known = [r for r in rooms if r.code in self._stored]
         same = [r for r in known if self._written.get(r.code) == (r.rules, r.seats)]
         changed = [r for r in known if self._written.get(r.code) != (r.rules, r.seats)]
         table = RoomRow.__table__
-        with self._sessions.begin() as session:
-            if same:
-                session.connection().execute(
-                    update(table)  # type: ignore[arg-type]
-                    .where(table.c.code == bindparam("b_code"))
-                    .values(status=bindparam("b_status"), record=bindparam("b_record")),
-                    [{"b_code": r.code, "b_status": r.status, "b_record": r.record} for r in same],
-                )
-            if changed:
-                session.connection().execute(
-                    update(table)  # type: ignore[arg-type]
-                    .where(table.c.code == bindparam("b_code"))
-                    .values(
-                        rules=bindparam("b_rules"),
-                        seats=bindparam("b_seats"),
-                        status=bindparam("b_status"),
-                        record=bindparam("b_record"),
-                    ),
-                    [
-                        {
-                            "b_code": r.code,
-                            "b_rules": r.rules,
-                            "b_seats": r.seats,
-                            "b_status": r.status,
-                            "b_record": r.record,
-                        }
-                        for r in changed
-                    ],
-                )
-            for r in rooms:
-                if r.code not in self._stored:
-                    row = session.get(RoomRow, r.code)
-                    if row is None:
-                        session.add(
-                            RoomRow(
-                                code=r.code,
-                                rules=r.rules,
-                                seats=r.seats,
-                                status=r.status,
-                                record=r.record,
-                            )
+        if same:
+            session.connection().execute(
+                update(table)  # type: ignore[arg-type]
+                .where(table.c.code == bindparam("b_code"))
+                .values(status=bindparam("b_status"), record=bindparam("b_record")),
+                [{"b_code": r.code, "b_status": r.status, "b_record": r.record} for r in same],
+            )
+        if changed:
+            session.connection().execute(
+                update(table)  # type: ignore[arg-type]
+                .where(table.c.code == bindparam("b_code"))
+                .values(
+                    rules=bindparam("b_rules"),
+                    seats=bindparam("b_seats"),
+                    status=bindparam("b_status"),
+                    record=bindparam("b_record"),
+                ),
+                [
+                    {
+                        "b_code": r.code,
+                        "b_rules": r.rules,
+                        "b_seats": r.seats,
+                        "b_status": r.status,
+                        "b_record": r.record,
+                    }
+                    for r in changed
+                ],
+            )
+        for r in rooms:
+            if r.code not in self._stored:
+                row = session.get(RoomRow, r.code)
+                if row is None:
+                    session.add(
+                        RoomRow(
+                            code=r.code,
+                            rules=r.rules,
+                            seats=r.seats,
+                            status=r.status,
+                            record=r.record,
+                            epoch=r.epoch,
                         )
-                    else:
-                        row.rules, row.seats, row.status = r.rules, r.seats, r.status
-                        row.record = r.record
-        self._written.update((r.code, (r.rules, r.seats)) for r in rooms)
-        self._stored.update(r.code for r in rooms)
+                    )
+                else:
+                    row.rules, row.seats, row.status = r.rules, r.seats, r.status
+                    row.record = r.record
+
+    def claim(self, code: str) -> int:
+        """Take room ``code`` over for this process: its fencing token, one more than the
+        last owner's (from then on that owner's writes are refused). The row must exist."""
+        with self._sessions.begin() as session:
+            row = session.get(RoomRow, code, with_for_update=True)
+            if row is None:
+                raise KeyError(code)
+            row.epoch = (row.epoch or 0) + 1
+            epoch = row.epoch
+        self._written.pop(code, None)  # the last owner may have changed its rules and seats
+        return epoch
 
     def set_options(self, code: str, options: dict[str, Any]) -> None:
         """Keep a stored room's options (the turn timer)."""
@@ -383,6 +436,11 @@ class Store:
         with self._sessions() as session:
             rooms = session.scalars(select(RoomRow).where(RoomRow.status != "over")).all()
             return [self._stored_room(session, row) for row in rooms]
+
+    def unfinished_codes(self) -> list[str]:
+        """The codes of the rooms waiting or playing."""
+        with self._sessions() as session:
+            return list(session.scalars(select(RoomRow.code).where(RoomRow.status != "over")))
 
     def room(self, code: str) -> StoredRoom | None:
         """The room ``code`` in whatever state it is (a finished one is brought back when it
