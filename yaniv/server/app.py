@@ -22,6 +22,7 @@ from .cluster import Cluster, SharedCounter
 from .guard import Guard
 from .history import router as history_router
 from .limits import Counter, Limits, MemoryCounter
+from .quickmatch import router as quick_router
 from .ratings import router as ratings_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
@@ -185,6 +186,7 @@ def create_app(
     app.include_router(history_router)
     app.include_router(scores_router)
     app.include_router(ratings_router)
+    app.include_router(quick_router)
 
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
