@@ -10,6 +10,7 @@ import { levelName, presetName } from "./names.js";
 import { listenForUnlock, setSound, soundOn } from "./sound.js";
 import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
+import { scoresHome, sheetPage } from "./scorekeeper.js";
 import { profilePage, leaderboardPage } from "./profile.js";
 
 const main = document.getElementById("main");
@@ -256,6 +257,10 @@ async function home() {
         h("label", { for: "watch-code", text: t("home.code") }), watchCode,
         h("button", { type: "submit", text: t("home.watch_button") })),
       watchError),
+    h("section", { class: "panel", "aria-labelledby": "scores-title" },
+      h("h2", { id: "scores-title", text: t("sk.title") }),
+      h("p", { class: "note", text: t("sk.home_note") }),
+      h("a", { class: "button-link", href: "#/scores", id: "sk-home-link", text: t("sk.link") })),
     h("section", { class: "panel", "aria-labelledby": "history-title" },
       h("h2", { id: "history-title", text: t("history.title") }),
       h("p", { class: "note", text: t("history.link_note") }),
@@ -509,7 +514,12 @@ async function route() {
   document.title = t("app.title");
   const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
   const past = hash.match(/^#\/history(?:\/([0-9]{1,12}))?$/);
-  if (past && past[1]) {
+  const sheet = hash.match(/^#\/scores(?:\/([A-Za-z0-9_-]+))?$/);
+  if (sheet && sheet[1]) {
+    sheetPage(main, sheet[1], { go });
+  } else if (sheet) {
+    await scoresHome(main, { go, rulesForm, levels });
+  } else if (past && past[1]) {
     screenRoute = hash;
     screen = new ReplayScreen(main, past[1], { go });
   } else if (hash === "#/profile" || hash.startsWith("#/player/")) {
