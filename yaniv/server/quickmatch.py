@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import secrets
 from dataclasses import dataclass
@@ -63,10 +64,41 @@ class QuickSettings:
     bot_level: str = "medium"
 
 
+#: The environment variable that may set the timing of a server's queue, for tests and
+#: trials: ``pair_wait=1,alone_wait=3,grace=15``.
+ENVIRONMENT = "YANIV_QUICKMATCH"
+
+
+def settings_from(text: str) -> QuickSettings:
+    """Settings from ``NAME=SECONDS,...`` (ValueError in words for an unknown name or a bad
+    number)."""
+    values: dict[str, float] = {}
+    fields = ("pair_wait", "alone_wait", "grace", "stuck")
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        if name.strip() not in fields:
+            raise ValueError(f"{ENVIRONMENT}: {name.strip()!r} is not one of " + ", ".join(fields))
+        try:
+            values[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"{ENVIRONMENT}: {part!r} is not NAME=SECONDS") from None
+    base = QuickSettings()
+    return QuickSettings(
+        pair_wait=values.get("pair_wait", base.pair_wait),
+        alone_wait=values.get("alone_wait", base.alone_wait),
+        grace=values.get("grace", base.grace),
+        stuck=values.get("stuck", base.stuck),
+    )
+
+
 def settings_of(request: Request) -> QuickSettings:
-    """The app's settings (``app.state.quick``), else the defaults."""
+    """The app's settings (``app.state.quick``), else those of the environment, else the
+    defaults."""
     found = getattr(request.app.state, "quick", None)
-    return found if isinstance(found, QuickSettings) else QuickSettings()
+    if not isinstance(found, QuickSettings):
+        found = settings_from(os.environ.get(ENVIRONMENT, ""))
+        request.app.state.quick = found
+    return found
 
 
 def _now() -> datetime:

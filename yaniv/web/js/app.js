@@ -12,6 +12,7 @@ import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
 import { scoresHome, sheetPage } from "./scorekeeper.js";
 import { profilePage, leaderboardPage } from "./profile.js";
+import { quickPanel, QuickWait } from "./quickmatch.js";
 
 const main = document.getElementById("main");
 const CODE = /^[A-Z0-9]{4,12}$/;
@@ -236,6 +237,7 @@ async function home() {
   replace(main, h("div", { class: "home" },
     h("p", { class: "tagline", text: t("home.tagline") }),
     name.element,
+    quickPanel({ go, name: () => playerName(name.input) }),
     h("form", { class: "panel", onsubmit: play, "aria-labelledby": "vs-title" },
       h("h2", { id: "vs-title", text: t("home.vs_computer") }),
       h("div", { class: "option" }, h("label", { for: "count", text: t("home.opponents") }), count),
@@ -525,6 +527,9 @@ async function route() {
   } else if (hash === "#/profile" || hash.startsWith("#/player/")) {
     const id = hash.startsWith("#/player/") ? decodeURIComponent(hash.slice(9)) : null;
     await profilePage(main, { go, id });
+  } else if (hash === "#/quick") {
+    screenRoute = hash;
+    screen = new QuickWait(main, { go });
   } else if (hash === "#/leaderboard") {
     await leaderboardPage(main, { go });
   } else if (past) {
