@@ -6,16 +6,27 @@ import { h } from "./dom.js";
 import { t, num } from "./i18n.js";
 import { presetName } from "./names.js";
 
-let standardCache = null;
+let presetsCache = null;
 
-/** The standard rules (the server's preset), fetched once. */
-export async function standardRules() {
-  if (!standardCache) {
+/** The server's presets, by name (from /api/levels), fetched once. */
+export async function presets() {
+  if (!presetsCache) {
     const response = await fetch("/api/levels", { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    standardCache = (await response.json()).presets.standard;
+    presetsCache = (await response.json()).presets;
   }
-  return standardCache;
+  return presetsCache;
+}
+
+/** The standard rules (the server's preset). */
+export async function standardRules() {
+  return (await presets()).standard;
+}
+
+/** The name of the preset ``rules`` are, if they are one. */
+export function presetOf(rules, all) {
+  return Object.keys(all || {}).find((name) => differences(rules, all[name]).length === 0)
+    || null;
 }
 
 /** A rule option in the page's language (one the catalogue does not know, by its name). */
@@ -82,4 +93,29 @@ export function rulesInWords(rules, standard, { preset, id = "rules-words" } = {
         h("span", { class: "rules-value", text: valueName(value) }),
         " ", h("code", { class: "opt-name", lang: "en", dir: "ltr", text: key }))))
       : h("p", { class: "note rules-standard", text: t("rw.all_standard") }));
+}
+
+/** The rules in words in a modal dialog over the page (the table's "Rules" button); Escape
+ * or the Close button closes it. It lives outside the table, which redraws at every move. */
+export async function showRulesDialog(rules) {
+  let all = null;
+  try {
+    all = await presets();
+  } catch {
+    all = null; // the sentences need no presets; the differences do
+  }
+  const open = document.getElementById("rules-dialog");
+  if (open) open.remove();
+  const dialog = h("dialog", { class: "rules-dialog", id: "rules-dialog",
+    "aria-labelledby": "rules-dialog-title" },
+  h("h2", { id: "rules-dialog-title", text: t("rw.title") }),
+  rulesInWords(rules, all && all.standard, { preset: presetOf(rules, all) || "custom",
+    id: "rules-dialog-words" }),
+  h("div", { class: "buttons" },
+    h("button", { type: "button", class: "primary", id: "rules-dialog-close",
+      onclick: () => dialog.close(), text: t("rw.close") })));
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
 }

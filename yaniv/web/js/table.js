@@ -13,6 +13,7 @@ import { measure, fly, reveal, reducedMotion } from "./motion.js";
 import { play as playSound, soundsOf } from "./sound.js";
 import { Clocks } from "./clock.js";
 import { Reactions } from "./reactions.js";
+import { showRulesDialog } from "./ruleswords.js";
 
 const FINISHED = new Set(["round_over", "game_over"]);
 
@@ -548,6 +549,9 @@ export class TableScreen {
       v ? h("span", { class: "rules-line", text: t("table.rules_line", {
         limit: v.rules.yaniv_threshold, penalty: v.rules.assaf_penalty,
         end: v.rules.score_limit }) }) : null,
+      v ? h("button", { type: "button", class: "rules-button", "data-key": "rules",
+        "aria-haspopup": "dialog", onclick: () => showRulesDialog(v.rules),
+        text: t("table.rules_button") }) : null,
       net,
       this.token ? h("label", { class: "switch" },
         h("input", { type: "checkbox", checked: this.prefs.coach, "data-key": "coach",
