@@ -12,6 +12,11 @@ average before and after (the clients share the machine with the server, and may
 
 The target on a 2-core machine: ``--rooms 500`` with a p99 under 100 ms and no errors.
 
+``--workers N --redis URL --database postgresql://...`` starts N server processes sharing the
+database and Redis (docs/scaling.md); game i is created at process i mod N, and its socket
+is connected there too, or with ``--cross`` at the next process (every socket relayed to its
+room's owner over Redis: the costly case).
+
 With ``YANIV_LOAD_PROFILE=FILE`` in the environment the server runs under cProfile and
 writes its statistics to FILE when it stops (read them with ``python -m pstats FILE``);
 ``YANIV_LOAD_PROFILER=yappi`` profiles every thread's CPU time with yappi instead.
@@ -38,7 +43,7 @@ import websockets
 SERVER = """
 import os, signal, sys, uvicorn
 from yaniv.server.app import create_app
-url, port, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+url, port, delay, redis = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 profile = os.environ.get("YANIV_LOAD_PROFILE")
 if profile:
     if os.environ.get("YANIV_LOAD_PROFILER") == "yappi":  # every thread, CPU time
@@ -65,7 +70,8 @@ from yaniv.server.serving import server_config
 # Every client plays from one address: no per-address rate or socket cap (bodies and request
 # times stay limited), served as yaniv serve serves (its headers' deadline included).
 limits = Limits.unlimited()
-app = create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None, limits=limits)
+app = create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None, limits=limits,
+                 redis=redis or None)
 uvicorn.Server(server_config(app, "127.0.0.1", port, limits)).run()
 """
 
@@ -96,9 +102,11 @@ class Stats:
 
 
 async def play(
-    base: str, http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace, index: int
+    bases: list[str], http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace, index: int
 ) -> None:
     """Create one game and play the person's seat for ``args.rounds`` rounds."""
+    base = bases[index % len(bases)]
+    socket_base = bases[(index + 1) % len(bases)] if args.cross else base
     r = await http.post(
         f"{base}/api/games",
         json={"name": f"Load {index}", "opponents": [args.level] * args.opponents, "rules": {}},
@@ -107,7 +115,7 @@ async def play(
         stats.errors.append(f"create: {r.status_code} {r.text[:80]}")
         return
     game = r.json()
-    url = base.replace("http", "ws", 1) + f"/ws/{game['room']}?token={game['token']}"
+    url = socket_base.replace("http", "ws", 1) + f"/ws/{game['room']}?token={game['token']}"
     async with websockets.connect(url, max_size=1 << 20) as ws:
         acted: set[tuple[int, int]] = set()
         sent_at: tuple[tuple[int, int], float] | None = None
@@ -147,7 +155,7 @@ async def play(
                 await ws.send(json.dumps({"type": "move", "move": move, "id": f"{index}-{n}"}))
 
 
-async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
+async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
     """Play every game at once; the figures."""
     stats = Stats()
     # Idle connections are dropped before uvicorn's 5 s keep-alive ends: a request sent on a
@@ -155,7 +163,7 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=100, keepalive_expiry=2.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         start = time.perf_counter()
-        tasks = [asyncio.create_task(play(base, http, stats, args, i)) for i in range(args.rooms)]
+        tasks = [asyncio.create_task(play(bases, http, stats, args, i)) for i in range(args.rooms)]
         done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
         for task in pending:
             task.cancel()
@@ -167,6 +175,8 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     return {
         "database": "sqlite" if args.database is None else args.database.split(":", 1)[0],
         "rooms": args.rooms,
+        "workers": args.workers,
+        "cross": args.cross,
         "opponents": args.opponents,
         "bot_delay": args.bot_delay,
         "rounds_finished": stats.rounds,
@@ -186,6 +196,20 @@ async def run(args: argparse.Namespace, base: str) -> dict[str, Any]:
     }
 
 
+def wait_started(base: str, server: subprocess.Popen[bytes]) -> None:
+    """Wait until the server at ``base`` answers (SystemExit after 30 s or if it ends)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/api/levels", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            raise SystemExit("the server did not start")
+        time.sleep(0.1)
+
+
 def main() -> None:
     """Parse the options, start the server, run the clients, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -201,39 +225,45 @@ def main() -> None:
         help="the server's database URL, e.g. postgresql://USER:PW@HOST/DB (its rooms are left "
         "there; default: a temporary SQLite file)",
     )
+    parser.add_argument("--workers", type=int, default=1, help="server processes (1-16)")
+    parser.add_argument("--redis", default="", help="a Redis URL (needed by --workers > 1)")
+    parser.add_argument(
+        "--cross", action="store_true", help="connect each socket at another process"
+    )
     args = parser.parse_args()
+    args.workers = max(1, min(args.workers, 16))
+    if args.workers > 1 and not (args.redis and args.database):
+        parser.error("--workers needs --redis and --database postgresql://...")
     args.rooms = max(1, min(args.rooms, 2000))
     args.rounds = max(1, min(args.rounds, 20))
     args.opponents = max(1, min(args.opponents, 7))
     load_before = list(os.getloadavg())
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
+    ports = [free_port() for _ in range(args.workers)]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database or f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-        server = subprocess.Popen(
-            [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay)], env=env
-        )
+        servers = [
+            subprocess.Popen(
+                [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay), args.redis],
+                env=env,
+            )
+            for port in ports
+        ]
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base}/api/levels", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the server did not start")
-                time.sleep(0.1)
-            figures = asyncio.run(run(args, base))
+            for base, server in zip(bases, servers, strict=True):
+                wait_started(base, server)
+            figures = asyncio.run(run(args, bases))
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-    # The server is this process's only child: its CPU seconds, user and system.
+            for server in servers:
+                server.terminate()
+            for server in servers:
+                try:
+                    server.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+    # The servers are this process's only children: their CPU seconds, user and system.
     children = os.times()
     figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)
     figures["load_average"] = {"before": load_before, "after": list(os.getloadavg())}

@@ -59,6 +59,8 @@ def moves(players: list[Player], count: int, timeout: float = 30) -> None:
         while True:
             for p in players:
                 p.catch_up()
+                if p.view()["phase"] == "round_over":  # a bot called: on to the next round
+                    p.send({"type": "next_round"})
             mover = next((p for p in players if p.my_turn()), None)
             if mover is not None:
                 break
@@ -148,6 +150,12 @@ def test_the_game_goes_on_after_redis_restarts(postgres: str, tmp_path: Path) ->
             guest.next_state()
             moves([host, guest], 4)
             redis.stop()
+            # meanwhile: what needs Redis is refused in words, what does not goes on
+            refused = httpx.get(f"{b.url}/api/rooms/{code}", timeout=10)
+            assert refused.status_code == 503 and "Redis" in refused.json()["error"]
+            created = httpx.post(f"{a.url}/api/games", json={"name": "N", "opponents": ["easy"]})
+            assert created.status_code == 503 and "Redis" in created.json()["error"]
+            assert httpx.get(f"{a.url}/api/rooms/{code}", timeout=10).status_code == 200
             time.sleep(1.0)
             redis.start()  # empty: leases, channels and the set of rooms are gone
             # after the processes are back on Redis, the guest's socket is attached again

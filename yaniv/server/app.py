@@ -14,11 +14,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots.base import bot_names
 from ..rules import BOUNDS, CHOICES, HOLES, PRESETS, TARGET_BOUNDS, RuleSet
-from .cluster import Cluster, SharedCounter
+from .cluster import NO_REDIS, Cluster, SharedCounter
 from .guard import Guard
 from .history import router as history_router
 from .limits import Counter, Limits, MemoryCounter
@@ -124,6 +125,10 @@ def create_app(
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(RedisError)
+    async def _no_redis(_request: Request, _exc: RedisError) -> JSONResponse:
+        return JSONResponse({"error": NO_REDIS}, status_code=503, headers={"Retry-After": "5"})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

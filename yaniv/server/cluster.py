@@ -86,6 +86,13 @@ def channel(node: str) -> str:
     return f"{PREFIX}node:{node}"
 
 
+#: What a client is told while Redis cannot be reached.
+NO_REDIS = (
+    "the server cannot reach Redis, which its processes share the rooms through; "
+    "try again in a few seconds"
+)
+
+
 class CallFailed(Exception):
     """A call to another process got no answer (it died, or Redis is down)."""
 
@@ -196,13 +203,17 @@ class Cluster:
             await asyncio.sleep(RENEW_EVERY)
             try:
                 await self.redis.set(alive_key(self.node), "1", px=LEASE_MS)
-                lost = []
-                for code in list(self.owned):
-                    kept = await self._renew(keys=[lease_key(code)], args=[self.node, LEASE_MS])
-                    if kept == 0:
-                        lost.append(code)
-                    elif kept == 2:
-                        await self.redis.sadd(LIVE_ROOMS, code)
+                codes = list(self.owned)
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for code in codes:
+                        await self._renew(
+                            keys=[lease_key(code)], args=[self.node, LEASE_MS], client=pipe
+                        )
+                    kept = await pipe.execute()
+                lost = [code for code, k in zip(codes, kept, strict=True) if k == 0]
+                again = [code for code, k in zip(codes, kept, strict=True) if k == 2]
+                if again:  # Redis lost them (a restart): the rooms are in play still
+                    await self.redis.sadd(LIVE_ROOMS, *again)
                 for code in lost:
                     self.owned.discard(code)
                     log.warning("room %s: another process took it over", code)

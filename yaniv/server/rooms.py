@@ -32,7 +32,7 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
-from .cluster import LIVE_ROOMS, CallFailed, Cluster
+from .cluster import LIVE_ROOMS, NO_REDIS, CallFailed, Cluster
 from .guard import (
     CLOSE_CROWDED,
     LONE_SURROGATE,
@@ -1545,6 +1545,10 @@ class Hub:
         except Elsewhere:
             room = None
             elsewhere = True
+        except (RedisError, OSError):
+            await ws.send_json({"type": "error", "message": NO_REDIS})
+            await ws.close(code=1013)  # try again later
+            return
         else:
             elsewhere = False
         if room is None and not elsewhere:
