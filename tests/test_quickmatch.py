@@ -27,7 +27,8 @@ from yaniv.server.storage import Store  # noqa: E402
 
 def client(url: str, **timing: float) -> TestClient:
     c = TestClient(create_app(url, bot_delay=0.0, slap_window=0.0, web_dir=None))
-    c.app.state.quick = QuickSettings(**timing)  # type: ignore[attr-defined]
+    settings = quickmatch.settings_from(",".join(f"{k}={v}" for k, v in timing.items()))
+    c.app.state.quick = settings  # type: ignore[attr-defined]
     return c
 
 
@@ -225,3 +226,12 @@ def test_two_processes_claim_each_person_once(database: str) -> None:
     finally:
         for store in stores:
             store.close()
+
+
+def test_the_timing_from_the_environment_is_checked() -> None:
+    quick = quickmatch.settings_from("pair_wait=1.5, alone_wait=3")
+    assert (quick.pair_wait, quick.alone_wait, quick.grace) == (1.5, 3.0, QuickSettings().grace)
+    with pytest.raises(ValueError, match="'wait' is not one of pair_wait"):
+        quickmatch.settings_from("wait=3")
+    with pytest.raises(ValueError, match="'grace=soon' is not NAME=SECONDS"):
+        quickmatch.settings_from("grace=soon")

@@ -115,8 +115,7 @@ def _summary(winners: list[int], scores: list[int]) -> dict[str, Any]:
 
 
 def test_a_game_rates_its_people_only_once_with_ties_shared(database: str) -> None:
-    """Three people and a bot: two winners share first, the bot takes no part, and a second
-    end of the same game (another process) changes nothing."""
+    """Three people and a bot: two winners share first, and the bot takes no part."""
     store = Store(database)
     keys = [history.key_hash(secrets.token_urlsafe(32)) for _ in range(3)]
     seats = [{"name": n, "kind": "human"} for n in ("A", "B", "C")]
@@ -133,15 +132,17 @@ def test_a_game_rates_its_people_only_once_with_ties_shared(database: str) -> No
                 )
             session.add(GameRow(room="ABCDEF", number=1, status="playing", rules={}, seats=seats))
         summary = _summary([0, 1], [5, 5, 40, 2])
+        places = [history.place(summary, seat) for seat in range(4)]
+        assert places == [1, 1, 4, 3]  # the two winners share first; the bot is third
         with store.session() as session, session.begin():
             game_id = session.scalar(select(GameRow.id))
             assert game_id is not None
-            ratings.game_finished(session, game_id, "ABCDEF", summary)
+            ratings.game_finished(session, game_id, "ABCDEF", summary["winners"], places)
         with store.session() as session:
             rows = {r.key_hash: r for r in session.scalars(select(RatingRow))}
             points = session.scalars(select(RatingHistoryRow)).all()
         start = ratings.initial()
-        expected = ratings.rate([start] * 3, [1, 1, 3])
+        expected = ratings.rate([start] * 3, places[:3])
         for hashed, want in zip(keys, expected, strict=True):
             assert rows[hashed].mu == pytest.approx(want.mu)
             assert rows[hashed].sigma == pytest.approx(want.sigma)

@@ -23,8 +23,8 @@ from .cluster import NO_REDIS, Cluster, SharedCounter
 from .guard import Guard
 from .history import router as history_router
 from .limits import Counter, Limits, MemoryCounter
+from .profiles import router as profiles_router
 from .quickmatch import router as quick_router
-from .ratings import router as ratings_router
 from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .scorekeeper import router as scores_router
@@ -190,7 +190,7 @@ def create_app(
 
     app.include_router(history_router)
     app.include_router(scores_router)
-    app.include_router(ratings_router)
+    app.include_router(profiles_router)
     app.include_router(quick_router)
 
     @app.websocket("/ws/{code}")

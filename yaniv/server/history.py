@@ -26,6 +26,7 @@ from ..cards import NAMES
 from ..errors import YanivError
 from ..moves import Draw
 from ..rules import RuleSet
+from . import ratings
 from .models import GameRow, PlayerRow, RoomRow
 from .storage import Store, token_hash
 
@@ -229,8 +230,6 @@ def game_started(
 def game_over(store: Store, room: str, number: int, text: str) -> None:
     """A room's game ``number`` is over: keep its record and the summary of its result, and
     (the first time only, in the same transaction) rate it (yaniv/server/ratings.py)."""
-    from . import ratings  # ratings reads the history: imported here, not at the top
-
     summary = summarize(record.loads(text, f"room {room}"))
     with store.session() as session, session.begin():
         # the row locked while it is not over yet: a second call (another process) finds
@@ -246,7 +245,8 @@ def game_over(store: Store, room: str, number: int, text: str) -> None:
             .values(status="over", record=text, summary=summary, finished=datetime.now(UTC))
         )
         if first is not None:
-            ratings.game_finished(session, int(first), room, summary)
+            places = [place(summary, seat) for seat in range(len(summary["scores"]))]
+            ratings.game_finished(session, int(first), room, summary["winners"], places)
 
 
 def latest_game(store: Store, room: str) -> tuple[int, str] | None:
