@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 from ..cards import VALUE, Card
+from ..errors import YanivError
 from ..events import Discarded
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, Move
@@ -154,7 +155,10 @@ class MasterBot(ExpertBot):
             for world in batch:
                 if done >= least and used >= budget:
                     break
-                base = world.game(view, seed=self.rng.getrandbits(63))
+                try:
+                    base = world.game(view, seed=self.rng.getrandbits(63))
+                except YanivError:
+                    return None  # a position built by hand that the engine cannot rebuild
                 if base.pickable != view.pickable:
                     return None  # the engine reads the pile otherwise: no search
                 for i, cand in enumerate(cands):
