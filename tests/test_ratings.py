@@ -335,3 +335,31 @@ def test_ratings_survive_a_restart_on_each_backend(database: str) -> None:
     with client(database) as c:
         after = c.get("/api/profile", headers=headers(ann)).json()
     assert after["rating"] == before["rating"] and after["history"] == before["history"]
+
+
+def test_the_rating_migrations_go_down_and_up(database: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect
+
+    from yaniv.server.storage import MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(database)
+    try:
+        migrate(engine)
+        inspector = inspect(engine)
+        assert {"ratings", "rating_history", "bot_records", "quick_tickets"} <= set(
+            inspector.get_table_names()
+        )
+        assert "ix_ratings_listed" in {i["name"] for i in inspector.get_indexes("ratings")}
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0004")
+        names = set(inspect(engine).get_table_names())
+        assert not names & {"ratings", "rating_history", "bot_records", "quick_tickets"}
+        migrate(engine)
+        assert "ix_ratings_listed" in {i["name"] for i in inspect(engine).get_indexes("ratings")}
+    finally:
+        engine.dispose()

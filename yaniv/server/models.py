@@ -10,10 +10,12 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -84,6 +86,17 @@ class RatingRow(Base):
     by the hash of their player key (migration 0005)."""
 
     __tablename__ = "ratings"
+    # The leaderboard reads the listed players from this index alone (migration 0008).
+    __table_args__ = (
+        Index(
+            "ix_ratings_listed",
+            "ordinal",
+            "games",
+            "public_id",
+            sqlite_where=text("name_fold IS NOT NULL"),
+            postgresql_where=text("name_fold IS NOT NULL"),
+        ),
+    )
 
     key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     # The profile's address (#/player/ID): random, so that no key or hash is ever shown.

@@ -61,13 +61,11 @@ def _place(session: Session, row: RatingRow, min_games: int) -> int:
         .select_from(RatingRow)
         .where(
             _listed(min_games),
+            # one range of the listed index (ordinal first), the ties told apart within it
+            RatingRow.ordinal >= row.ordinal,
             (RatingRow.ordinal > row.ordinal)
-            | ((RatingRow.ordinal == row.ordinal) & (RatingRow.games > row.games))
-            | (
-                (RatingRow.ordinal == row.ordinal)
-                & (RatingRow.games == row.games)
-                & (RatingRow.public_id < row.public_id)
-            ),
+            | (RatingRow.games > row.games)
+            | ((RatingRow.games == row.games) & (RatingRow.public_id < row.public_id)),
         )
     )
     return 1 + int(above or 0)
