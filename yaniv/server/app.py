@@ -29,6 +29,7 @@ from .rooms import FLOOD_LIMIT, REACTION_GAP, ROUND_WAIT, ApiError, Hub
 from .schemas import Join, NewGame, NewRoom, Rematch, Settings, Start, describe
 from .scorekeeper import router as scores_router
 from .storage import Store, default_database_url
+from .tutorial import router as tutorial_router
 
 #: Where the static front end lives.
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -190,6 +191,7 @@ def create_app(
 
     app.include_router(history_router)
     app.include_router(scores_router)
+    app.include_router(tutorial_router)
     app.include_router(profiles_router)
     app.include_router(quick_router)
 

@@ -11,6 +11,7 @@ import { listenForUnlock, setSound, soundOn } from "./sound.js";
 import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
 import { scoresHome, sheetPage } from "./scorekeeper.js";
+import { tutorialPage } from "./tutorial.js";
 import { profilePage, leaderboardPage } from "./profile.js";
 import { quickPanel, QuickWait } from "./quickmatch.js";
 
@@ -259,6 +260,10 @@ async function home() {
         h("label", { for: "watch-code", text: t("home.code") }), watchCode,
         h("button", { type: "submit", text: t("home.watch_button") })),
       watchError),
+    h("section", { class: "panel", "aria-labelledby": "tutorial-title" },
+      h("h2", { id: "tutorial-title", text: t("tut.title") }),
+      h("p", { class: "note", text: t("tut.home_note") }),
+      h("a", { class: "button-link", href: "#/tutorial", id: "tut-home-link", text: t("tut.link") })),
     h("section", { class: "panel", "aria-labelledby": "scores-title" },
       h("h2", { id: "scores-title", text: t("sk.title") }),
       h("p", { class: "note", text: t("sk.home_note") }),
@@ -517,7 +522,9 @@ async function route() {
   const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
   const past = hash.match(/^#\/history(?:\/([0-9]{1,12}))?$/);
   const sheet = hash.match(/^#\/scores(?:\/([A-Za-z0-9_-]+))?$/);
-  if (sheet && sheet[1]) {
+  if (hash === "#/tutorial") {
+    tutorialPage(main, { go });
+  } else if (sheet && sheet[1]) {
     sheetPage(main, sheet[1], { go });
   } else if (sheet) {
     await scoresHome(main, { go, rulesForm, levels });
