@@ -322,6 +322,29 @@ def test_a_move_id_is_applied_once(stored_app: TestClient) -> None:
     assert [m for m in moves if m[1] == discard] == [[view["to_move"], discard]]
 
 
+def test_a_move_id_is_applied_once_after_the_room_is_loaded_again(database: str) -> None:
+    """A move sent again after its room left a process (a restart here; a fail-over to
+    another process alike) is answered with the state, not applied or refused: the ids are
+    stored with the moves."""
+    with client(database) as c:
+        code, tokens = friends(c)
+        with c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws0:
+            mover = next_state(ws0)["view"]["to_move"]
+        with c.websocket_connect(f"/ws/{code}?token={tokens[mover]}") as ws:
+            view = next_state(ws)["view"]
+            discard = next(m for m in view["legal_moves"] if m.startswith("discard"))
+            ws.send_json({"type": "move", "move": discard, "id": "sent-twice"})
+            after = next_state(ws)["view"]
+            assert len(after["events"]) == len(view["events"]) + 1
+    with client(database) as c, c.websocket_connect(f"/ws/{code}?token={tokens[mover]}") as ws:
+        assert next_state(ws)["view"] == after
+        ws.send_json({"type": "move", "move": discard, "id": "sent-twice"})
+        assert next_state(ws)["view"] == after  # an error (not the state) fails next_state
+        ws.send_json({"type": "move", "move": discard, "id": "a-new-id"})
+        refused = ws.receive_json()
+        assert refused["type"] == "error" and refused["id"] == "a-new-id"
+
+
 def test_bad_messages_are_answered_in_words(app: TestClient) -> None:
     game = new_game(app, name="<script>alert(1)</script> & Co")
     info = app.get(f"/api/rooms/{game['room']}").json()

@@ -43,6 +43,9 @@ class RoomRow(Base):
     # The fencing token of the process that owns the room (migration 0004; None on one
     # process): a write by a process whose lease was taken over is refused, not applied.
     epoch: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The last move ids the room applied, [seat, round, id] each (migration 0009), stored with
+    # the move: one sent again after the room moved to another process is applied once.
+    move_ids: Mapped[list[object] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import secrets
@@ -71,6 +72,9 @@ STAND_IN_LEVEL = "medium"
 BOT_NAMES = ("Dana", "Yossi", "Noa", "Avi", "Tamar", "Eli", "Maya", "Omer")
 #: Move ids remembered per room (a double tap is applied once).
 REMEMBERED_IDS = 2000
+#: Of those, the last stored with each move: enough for a client that sends its last moves
+#: again after its room moved to another process.
+STORED_IDS = 64
 #: Seconds the round's end waits for its people to be ready before the next deal.
 ROUND_WAIT = 20.0
 #: Seconds between two reactions of one seat.
@@ -468,7 +472,8 @@ class Room:
         """Store the room (and the game's record) now; a game's start and end go to the
         history too."""
         row = self.row()
-        await self.hub.store.save(*row, epoch=self.epoch)
+        ids = [[*key] for key in itertools.islice(reversed(self.applied), STORED_IDS)][::-1]
+        await self.hub.store.save(*row, epoch=self.epoch, move_ids=ids or None)
         if self.table is not None and self._logged != (self.game_no, self.status):
             await self._log_game(row[4])
 
@@ -878,11 +883,16 @@ class Room:
                     await self._refuse(conn, reason, message.id)
                     return
                 self._present(seat)  # a move of one's own: back from a timeout or away
-                await self._apply(seat, move)
-                if key is not None:
+                if key is not None:  # stored with the move (a fail-over keeps it)
                     self.applied[key] = None
-                    while len(self.applied) > REMEMBERED_IDS:
-                        self.applied.popitem(last=False)
+                try:
+                    await self._apply(seat, move)
+                except BaseException:
+                    if key is not None:
+                        self.applied.pop(key, None)
+                    raise
+                while len(self.applied) > REMEMBERED_IDS:
+                    self.applied.popitem(last=False)
                 self.kick()
         if duplicate:
             await self.send_state(conn)
@@ -1216,6 +1226,8 @@ class Hub:
             )
         room = Room(self, stored.code, RuleSet.from_dict(stored.rules), seats, stored.status, table)
         room.tokens = dict(stored.players)
+        for seat, number, move_id in stored.move_ids or []:
+            room.applied[(int(seat), int(number), str(move_id))] = None
         room.turn_timer = turn_timer_of(stored.options)
         # Nobody is connected yet: every person's seat is held for the grace period.
         for seat, info in enumerate(seats):

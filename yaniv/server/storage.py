@@ -204,6 +204,7 @@ class StoredRoom:
     record: str | None
     players: dict[str, int]  # token hash -> seat
     options: dict[str, Any] | None = None  # the room's options: {"turn_timer": seconds}
+    move_ids: list[Any] | None = None  # the last move ids applied: [seat, round, id] each
 
 
 @dataclass
@@ -216,6 +217,7 @@ class RoomState:
     status: str
     record: str | None
     epoch: int | None = None  # the writer's fencing token (None: one process, no fence)
+    move_ids: list[Any] | None = None  # the last move ids applied, with the move
 
 
 class LostRoom(Exception):
@@ -283,6 +285,7 @@ class Store:
         status: str,
         record: str | None,
         epoch: int | None = None,
+        move_ids: list[Any] | None = None,
     ) -> None:
         """Store a room (``save_room``) and wait until it is committed; LostRoom where
         ``epoch`` is no longer the room's (another process owns it now).
@@ -293,7 +296,7 @@ class Store:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._guard:
-            self._pending[code] = RoomState(code, rules, seats, status, record, epoch)
+            self._pending[code] = RoomState(code, rules, seats, status, record, epoch, move_ids)
             self._waiting.append((loop, future, code))
             first = len(self._waiting) == 1
         if first:
@@ -364,8 +367,20 @@ class Store:
             session.connection().execute(
                 update(table)  # type: ignore[arg-type]
                 .where(table.c.code == bindparam("b_code"))
-                .values(status=bindparam("b_status"), record=bindparam("b_record")),
-                [{"b_code": r.code, "b_status": r.status, "b_record": r.record} for r in same],
+                .values(
+                    status=bindparam("b_status"),
+                    record=bindparam("b_record"),
+                    move_ids=bindparam("b_ids"),
+                ),
+                [
+                    {
+                        "b_code": r.code,
+                        "b_status": r.status,
+                        "b_record": r.record,
+                        "b_ids": r.move_ids,
+                    }
+                    for r in same
+                ],
             )
         if changed:
             session.connection().execute(
@@ -376,6 +391,7 @@ class Store:
                     seats=bindparam("b_seats"),
                     status=bindparam("b_status"),
                     record=bindparam("b_record"),
+                    move_ids=bindparam("b_ids"),
                 ),
                 [
                     {
@@ -384,6 +400,7 @@ class Store:
                         "b_seats": r.seats,
                         "b_status": r.status,
                         "b_record": r.record,
+                        "b_ids": r.move_ids,
                     }
                     for r in changed
                 ],
@@ -400,11 +417,12 @@ class Store:
                             status=r.status,
                             record=r.record,
                             epoch=r.epoch,
+                            move_ids=r.move_ids,
                         )
                     )
                 else:
                     row.rules, row.seats, row.status = r.rules, r.seats, r.status
-                    row.record = r.record
+                    row.record, row.move_ids = r.record, r.move_ids
 
     def claim(self, code: str) -> int:
         """Take room ``code`` over for this process: its fencing token, one more than the
@@ -468,6 +486,7 @@ class Store:
             row.record,
             {p.token_hash: p.seat for p in players},
             None if row.options is None else dict(row.options),
+            None if row.move_ids is None else list(row.move_ids),
         )
 
     def session(self) -> Session:
