@@ -12,6 +12,7 @@ import { GameSocket } from "./socket.js";
 import { historyPage, ReplayScreen } from "./history.js";
 import { scoresHome, sheetPage } from "./scorekeeper.js";
 import { tutorialPage } from "./tutorial.js";
+import { passSetup, PassPlay } from "./passplay.js";
 import { profilePage, leaderboardPage } from "./profile.js";
 import { quickPanel, QuickWait } from "./quickmatch.js";
 
@@ -264,6 +265,10 @@ async function home() {
       h("h2", { id: "tutorial-title", text: t("tut.title") }),
       h("p", { class: "note", text: t("tut.home_note") }),
       h("a", { class: "button-link", href: "#/tutorial", id: "tut-home-link", text: t("tut.link") })),
+    h("section", { class: "panel", "aria-labelledby": "pass-title" },
+      h("h2", { id: "pass-title", text: t("pp.title") }),
+      h("p", { class: "note", text: t("pp.home_note") }),
+      h("a", { class: "button-link", href: "#/pass", id: "pp-home-link", text: t("pp.link") })),
     h("section", { class: "panel", "aria-labelledby": "scores-title" },
       h("h2", { id: "scores-title", text: t("sk.title") }),
       h("p", { class: "note", text: t("sk.home_note") }),
@@ -522,7 +527,13 @@ async function route() {
   const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
   const past = hash.match(/^#\/history(?:\/([0-9]{1,12}))?$/);
   const sheet = hash.match(/^#\/scores(?:\/([A-Za-z0-9_-]+))?$/);
-  if (hash === "#/tutorial") {
+  const pass = hash.match(/^#\/pass(?:\/([A-Za-z0-9]+))?$/);
+  if (pass && pass[1]) {
+    screenRoute = hash;
+    screen = new PassPlay(main, pass[1].toUpperCase(), { go });
+  } else if (pass) {
+    await passSetup(main, { go, rulesForm, levels });
+  } else if (hash === "#/tutorial") {
     tutorialPage(main, { go });
   } else if (sheet && sheet[1]) {
     sheetPage(main, sheet[1], { go });

@@ -65,7 +65,7 @@ export class TableScreen {
   /**
    * code: the room; token: this player's (null for a spectator); onHome, onRematch: callbacks.
    */
-  constructor(root, { code, token, onHome, onRematch }) {
+  constructor(root, { code, token, onHome, onRematch, storyKey }) {
     this.root = root;
     this.code = code;
     this.token = token;
@@ -81,7 +81,9 @@ export class TableScreen {
     this.handFocus = 0;
     this.lastSpoken = "";
     this.overFocused = null;
-    this.rounds = store.rounds(code, token ? "seat" : null); // earlier rounds, for the log
+    // earlier rounds, for the log; kept per seat where one browser holds several (pass-and-play)
+    this.storyKey = storyKey ?? (token ? "seat" : null);
+    this.rounds = store.rounds(code, this.storyKey);
     this.prefs = store.prefs();
     this.queued = null; // a state waiting for the cards in flight to land
     this.landing = 0; // when the cards in flight land (performance.now())
@@ -174,7 +176,7 @@ export class TableScreen {
     if (same && deal(same) !== deal(entry)) rounds = []; // another game's round of this number
     rounds.push(entry);
     this.rounds = rounds.slice(-30);
-    store.setRounds(this.code, this.token ? "seat" : null, this.rounds);
+    store.setRounds(this.code, this.storyKey, this.rounds);
   }
 
   show(message) {
