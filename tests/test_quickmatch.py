@@ -235,3 +235,24 @@ def test_the_timing_from_the_environment_is_checked() -> None:
         quickmatch.settings_from("wait=3")
     with pytest.raises(ValueError, match="'grace=soon' is not NAME=SECONDS"):
         quickmatch.settings_from("grace=soon")
+
+
+def test_a_claim_never_finished_goes_back_and_is_seated(sqlite_url: str) -> None:
+    """A process that claimed two people and died before seating them: after ``stuck``
+    seconds the next poll takes them back and seats them."""
+    with client(sqlite_url, pair_wait=0.0, stuck=0.4) as app:
+        store = app.app.state.hub.store  # type: ignore[attr-defined]
+        quick = app.app.state.quick  # type: ignore[attr-defined]
+        now = quickmatch._now()
+        rules = quickmatch.queue_of("standard", None)[1]
+        tickets = [
+            quickmatch.enqueue(store, history.key_hash(new_key()), n, "standard", rules, now, quick)
+            for n in ("Ann", "Ben")
+        ]
+        claimed = quickmatch.claim(store, "standard", now, quick)
+        assert sorted(w.id for w in claimed) == sorted(tickets)  # and then the claimer died
+        assert poll(app, tickets[0])["status"] == "seating"
+        time.sleep(0.5)
+        seated = [poll(app, t) for t in tickets]
+        assert [s["status"] for s in seated] == ["seated", "seated"]
+        assert seated[0]["room"] == seated[1]["room"]

@@ -363,3 +363,51 @@ def test_the_rating_migrations_go_down_and_up(database: str) -> None:
         assert "ix_ratings_listed" in {i["name"] for i in inspect(engine).get_indexes("ratings")}
     finally:
         engine.dispose()
+
+
+def test_an_end_told_by_two_processes_at_once_is_rated_once(database: str) -> None:
+    """Two stores (PostgreSQL: as two processes; SQLite holds one) store the same game's end
+    at the same moment: the ratings move once."""
+    import threading
+
+    from sqlalchemy import delete, update
+
+    ann, ben = new_key(), new_key()
+    with client(database) as c:
+        end = two_people_game(c, ann, ben)
+        rated = c.get("/api/profile", headers=headers(ann)).json()["rating"]
+    stores = [Store(database)]
+    if not database.startswith("sqlite"):
+        stores.append(Store(database))
+    try:
+        with stores[0].session() as session, session.begin():
+            text = session.scalar(select(GameRow.record).where(GameRow.room == end["room"]))
+            session.execute(delete(RatingHistoryRow))
+            session.execute(delete(RatingRow))
+            session.execute(update(GameRow).values(status="playing"))  # as before its end
+        assert text is not None
+        start = threading.Barrier(4)
+        failures: list[BaseException] = []
+
+        def tell(store: Store) -> None:
+            start.wait()
+            try:
+                history.game_over(store, end["room"], 1, text)
+            except BaseException as exc:  # reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=tell, args=(stores[i % len(stores)],)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert not failures, failures
+        with stores[0].session() as session:
+            rows = session.scalars(select(RatingRow)).all()
+            points = session.scalars(select(RatingHistoryRow)).all()
+        assert sorted(r.games for r in rows) == [1, 1] and len(points) == 2
+        mine = next(r for r in rows if r.key_hash == history.key_hash(ann))
+        assert mine.mu == pytest.approx(rated["mu"], abs=1e-3)
+    finally:
+        for store in stores:
+            store.close()

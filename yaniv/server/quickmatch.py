@@ -473,7 +473,7 @@ async def _poll(request: Request, ticket: str) -> dict[str, Any]:
     hub, quick = _hub(request), settings_of(request)
     store = hub.store
     info: dict[str, Any] = await _run(store, describe, store, ticket, _now(), quick)
-    if info["status"] == "waiting":
+    if info["status"] in ("waiting", "seating"):  # a claim stuck in seating is taken back
         group = await _run(store, claim, store, info["queue"], _now(), quick)
         if group:
             await seat(hub, group, 0, quick.bot_level)
