@@ -89,7 +89,7 @@ def test_bonus_elimination_and_the_winner(app: TestClient) -> None:
     assert s["rounds"][-1]["result"]["newly_out"] == [2] and not s["over"]
     answer = add(app, code, 0, [1, 5, 4], me)
     assert answer.status_code == 400
-    assert "player 3 is out of the game" in answer.json()["error"]
+    assert "C is out of the game" in answer.json()["error"]
     s = add(app, code, 1, [50, 4, None], me).json()
     assert s["scores"] == [60, 50, 102] and s["next_starter"] == 1
     s = add(app, code, 1, [50, 1, None], me).json()  # A 110: out, B is the last one in
@@ -130,9 +130,7 @@ def test_an_edit_that_breaks_a_later_round_is_refused_and_changes_nothing(
     answer = app.put(f"/api/scores/{code}/rounds/1", json={"caller": 0, "hands": [3, 41, 20]},
                      headers=me)  # fmt: skip
     assert answer.status_code == 400
-    assert answer.json()["error"] == (
-        "round 2: player 2 is out of the game: no hand value for them"
-    )
+    assert answer.json()["error"] == ("round 2: B is out of the game: no hand value for them")
     assert app.get(f"/api/scores/{code}").json()["scores"] == [0, 39, 49]
 
 
@@ -191,14 +189,14 @@ def test_a_sheet_needs_the_player_key(app: TestClient) -> None:
 @pytest.mark.parametrize(
     ("caller", "hands", "words"),
     [
-        (0, [3, 51, 9], "player 2's hand value 51 cannot be a hand"),
+        (0, [3, 51, 9], "B's hand value 51 cannot be a hand"),
         (0, [3, -2, 9], "cannot be a hand"),
         (0, [9, 3, 9], "the caller's hand is 9"),
         (0, [3, 9], "a hand for each of the 3 players"),
         (5, [3, 9, 9], "the caller 5 is not one of the players"),
-        (0, [3, None, 9], "player 2 is in the game"),
-        (0, ["3C", "3C", 9], "3C cannot be in the hands of players 1 and 2"),
-        (0, ["XX", 3, 9], "player 1's hand"),
+        (0, [3, None, 9], "B is in the game"),
+        (0, ["3C", "3C", 9], "3C cannot be in the hands of A and B"),
+        (0, ["XX", 3, 9], "A's hand"),
         (0, ["AC 2C 3C 4C 5C 6C", 3, 9], "5 cards at most"),
         (0, [3.5, 3, 9], "hands.0"),
         (0, [True, 3, 9], "hands.0"),

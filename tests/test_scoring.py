@@ -164,7 +164,7 @@ def test_a_deliberate_call_is_allowed_where_the_rules_allow_it() -> None:
 @pytest.mark.parametrize(
     ("hands", "words"),
     [
-        (["7H 3C", "3C 2D"], "3C cannot be in the hands of players 1 and 2"),
+        (["7H 3C", "3C 2D"], "3C cannot be in the hands of player 1 and player 2"),
         (["7H 7H", 3], "7H is twice in the hand"),
         (["AC 2C 3C 4C 5C 6C", 3], "5 cards at most"),
         (["ZZ", 3], "player 1's hand"),
@@ -193,3 +193,13 @@ def test_a_sheet_names_the_round_that_cannot_be() -> None:
     rules = RuleSet(score_limit=40)
     with pytest.raises(SetupError, match="round 2: player 2 is out of the game"):
         score_rounds(rules, 3, [(0, [2, 45, 9]), (0, [2, 3, 9])])
+
+
+def test_a_message_names_the_players_where_their_names_are_given() -> None:
+    with pytest.raises(SetupError, match="Avi's hand value 51 cannot be a hand"):
+        check_round(RuleSet(), [False, False], [3, 51], 0, names=["Dana", "Avi"])
+    with pytest.raises(SetupError, match="3C cannot be in the hands of Dana and Avi"):
+        round_values(RuleSet(), ["3C", "3C 4D"], names=["Dana", "Avi"])
+    with pytest.raises(SetupError, match="round 2: Noa is out of the game"):
+        score_rounds(RuleSet(score_limit=40), 3, [(0, [2, 9, 45]), (0, [2, 3, 9])],
+                     names=["Dana", "Avi", "Noa"])  # fmt: skip

@@ -16,7 +16,7 @@ yaniv.errors.SetupError: a Yaniv is called at 7 or less: the caller's hand is 9
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import NAMES, VALUE, Card, deck, parse_cards
@@ -194,34 +194,47 @@ def hand_of(rules: RuleSet, text: str | Iterable[str]) -> list[Card]:
     return cards
 
 
+def _namer(names: Sequence[str] | None) -> Callable[[int], str]:
+    """How a message names seat ``s``: by its name, else as "player s + 1"."""
+    if names is None:
+        return lambda s: f"player {s + 1}"
+    return lambda s: names[s] if 0 <= s < len(names) else f"player {s + 1}"
+
+
 def check_round(
-    rules: RuleSet, out: Sequence[bool], values: Sequence[int | None], caller: int
+    rules: RuleSet,
+    out: Sequence[bool],
+    values: Sequence[int | None],
+    caller: int,
+    names: Sequence[str] | None = None,
 ) -> list[int]:
     """The hands' values of a round to score, checked: one per seat, None for a seat out and
     a whole number within ``value_bounds`` for each other, a caller in the game whose call the
-    rules allow (R13, R15). Returns the values with 0 for seats out; SetupError in words."""
+    rules allow (R13, R15). Returns the values with 0 for seats out; SetupError in words,
+    naming a seat by ``names`` where they are given ("player 2" otherwise)."""
     n = len(out)
+    who = _namer(names)
     if len(values) != n:
         raise SetupError(f"a round gives a hand value for each of the {n} players")
     if not is_whole(caller) or not 0 <= caller < n:
         raise SetupError(f"the caller {caller!r:.20} is not one of the {n} players")
     if out[caller]:
-        raise SetupError(f"player {caller + 1} is out of the game and cannot call Yaniv")
+        raise SetupError(f"{who(caller)} is out of the game and cannot call Yaniv")
     low, high = value_bounds(rules)
     checked: list[int] = []
     for s, v in enumerate(values):
         if out[s]:
             if v is not None:
-                raise SetupError(f"player {s + 1} is out of the game: no hand value for them")
+                raise SetupError(f"{who(s)} is out of the game: no hand value for them")
             checked.append(0)
             continue
         if v is None:
-            raise SetupError(f"player {s + 1} is in the game: their hand value is missing")
+            raise SetupError(f"{who(s)} is in the game: their hand value is missing")
         if not is_whole(v):
-            raise SetupError(f"player {s + 1}'s hand value {v!r:.20} is not a whole number")
+            raise SetupError(f"{who(s)}'s hand value {v!r:.20} is not a whole number")
         if not low <= v <= high:
             raise SetupError(
-                f"player {s + 1}'s hand value {v} cannot be a hand: with up to "
+                f"{who(s)}'s hand value {v} cannot be a hand: with up to "
                 f"{rules.hand_size} cards a hand is worth {low} to {high}"
             )
         checked.append(v)
@@ -234,11 +247,14 @@ def check_round(
 
 
 def round_values(
-    rules: RuleSet, hands: Sequence[int | str | Sequence[str] | None]
+    rules: RuleSet,
+    hands: Sequence[int | str | Sequence[str] | None],
+    names: Sequence[str] | None = None,
 ) -> tuple[list[int | None], list[list[Card] | None]]:
     """A round's hands as a score keeper gives them, each a value, the cards (notation: a
     text or a list of cards) or None for a seat out: the values and, where given, the cards.
     A card may be in one hand only; SetupError in words."""
+    who = _namer(names)
     values: list[int | None] = []
     cards: list[list[Card] | None] = []
     seen: dict[Card, int] = {}
@@ -248,21 +264,19 @@ def round_values(
             cards.append(None)
             continue
         if isinstance(hand, bool | int | float):
-            raise SetupError(f"player {s + 1}'s hand {hand!r:.20} is not a whole number")
+            raise SetupError(f"{who(s)}'s hand {hand!r:.20} is not a whole number")
         if not isinstance(hand, str) and not (
             isinstance(hand, Sequence) and all(isinstance(c, str) for c in hand)
         ):
-            raise SetupError(
-                f"player {s + 1}'s hand must be a value, cards such as '7H 3C', or nothing"
-            )
+            raise SetupError(f"{who(s)}'s hand must be a value, cards such as '7H 3C', or nothing")
         try:
             held = hand_of(rules, hand)
         except SetupError as exc:
-            raise SetupError(f"player {s + 1}'s hand: {exc}") from None
+            raise SetupError(f"{who(s)}'s hand: {exc}") from None
         for c in held:
             if c in seen:
                 raise SetupError(
-                    f"{NAMES[c]} cannot be in the hands of players {seen[c] + 1} and {s + 1}"
+                    f"{NAMES[c]} cannot be in the hands of {who(seen[c])} and {who(s)}"
                 )
             seen[c] = s
         values.append(sum(VALUE[c] for c in held))
@@ -271,7 +285,10 @@ def round_values(
 
 
 def score_rounds(
-    rules: RuleSet, players: int, rounds: Iterable[tuple[int, Sequence[int | None]]]
+    rules: RuleSet,
+    players: int,
+    rounds: Iterable[tuple[int, Sequence[int | None]]],
+    names: Sequence[str] | None = None,
 ) -> list[RoundScore]:
     """A whole game's scoring from its rounds, each (caller, hand values with None for a seat
     out), from scores of 0: each round checked (``check_round``) and scored (``score_round``)
@@ -285,7 +302,7 @@ def score_rounds(
         if results and results[-1].game_winners:
             raise SetupError(f"round {i}: the game was over after round {i - 1}")
         try:
-            checked = check_round(rules, out, values, caller)
+            checked = check_round(rules, out, values, caller, names)
         except SetupError as exc:
             raise SetupError(f"round {i}: {exc}") from None
         result = score_round(rules, scores, out, checked, caller)

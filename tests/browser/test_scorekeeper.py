@@ -57,7 +57,7 @@ def test_score_keeper_in_english_on_a_desktop(
 
     # a hand that cannot be: refused in words, nothing scored
     enter(page, "Noa", {0: "51", 1: "20", 2: "2"})
-    expect(page.get_by_role("alert")).to_contain_text("player 1's hand value 51 cannot be a hand")
+    expect(page.get_by_role("alert")).to_contain_text("Dana's hand value 51 cannot be a hand")
     expect(page.locator("table.sk-table tbody tr")).to_have_count(1)
     page.locator("#sk-hand-0").fill("30")
     page.locator("#sk-score").click()

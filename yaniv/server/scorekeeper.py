@@ -81,10 +81,10 @@ def _rules_of(data: dict[str, Any]) -> RuleSet:
         raise HTTPException(400, f"rules: {exc}") from None
 
 
-def _entered(rules: RuleSet, entry: RoundEntry) -> dict[str, Any]:
+def _entered(rules: RuleSet, entry: RoundEntry, names: list[str]) -> dict[str, Any]:
     """The round as it is stored: the caller, and each hand as a value or its cards' names."""
     try:
-        _, cards = round_values(rules, entry.hands)
+        _, cards = round_values(rules, entry.hands, names)
     except YanivError as exc:
         raise HTTPException(400, str(exc)) from None
     hands: list[Any] = []
@@ -93,11 +93,11 @@ def _entered(rules: RuleSet, entry: RoundEntry) -> dict[str, Any]:
     return {"caller": entry.caller, "hands": hands}
 
 
-def _scored(rules: RuleSet, n: int, rounds: list[Any]) -> list[RoundScore]:
+def _scored(rules: RuleSet, names: list[str], rounds: list[Any]) -> list[RoundScore]:
     """The engine's scores of the stored rounds; HTTPException 400 naming a round that cannot be."""
     try:
-        entered = [(int(r["caller"]), round_values(rules, r["hands"])[0]) for r in rounds]
-        return score_rounds(rules, n, entered)
+        entered = [(int(r["caller"]), round_values(rules, r["hands"], names)[0]) for r in rounds]
+        return score_rounds(rules, len(names), entered, names)
     except YanivError as exc:
         raise HTTPException(400, str(exc)) from None
 
@@ -129,7 +129,7 @@ def sheet_of(row: ScoreSheetRow, mine: bool) -> dict[str, Any]:
     rules = RuleSet.from_dict(dict(row.rules))
     names = [str(x) for x in row.names]
     n = len(names)
-    results = _scored(rules, n, list(row.rounds))
+    results = _scored(rules, names, list(row.rounds))
     starter = 1  # R6: seat 0 deals the first round, seat 1 starts it
     rounds = []
     for number, (entered, r) in enumerate(zip(row.rounds, results, strict=True), 1):
@@ -200,6 +200,7 @@ def _change(
                 403, "only the player who keeps this sheet may change it: this link is read-only"
             )
         rules = RuleSet.from_dict(dict(row.rules))
+        names = [str(x) for x in row.names]
         rounds = list(row.rounds)
         if number is not None and not 1 <= number <= len(rounds):
             raise HTTPException(
@@ -215,12 +216,12 @@ def _change(
             if len(rounds) >= MAX_ROUNDS:
                 raise HTTPException(400, f"a sheet holds {MAX_ROUNDS} rounds at most")
             assert entry is not None
-            rounds.append(_entered(rules, entry))
+            rounds.append(_entered(rules, entry, names))
         elif entry is not None and number is not None:
-            rounds[number - 1] = _entered(rules, entry)
+            rounds[number - 1] = _entered(rules, entry, names)
         elif number is not None:
             del rounds[number - 1]
-        _scored(rules, len(row.names), rounds)  # refuses a sheet that no longer scores
+        _scored(rules, names, rounds)  # refuses a sheet that no longer scores
         row.rounds = rounds
         row.updated = datetime.now(UTC)
         session.flush()
