@@ -93,11 +93,14 @@ def test_score_keeper_in_english_on_a_desktop(
     expect(other.locator("table.sk-table tfoot td")).to_have_text(["42", "20", "9"])
     no_page_errors(other)
 
-    # the keeper's sheets are listed with the score keeper
-    page.goto(server.url + "#/scores")
-    expect(page.locator(f'.sk-list a[data-code="{code}"]')).to_have_text(
-        "\u2068Dana\u2069, \u2068Avi\u2069, \u2068Noa\u2069"
-    )
+    # the keeper's sheets are listed with the score keeper and in the history
+    for where in ("#/scores", "#/history"):
+        page.goto(server.url + where)
+        expect(page.locator(f'.sk-list a[data-code="{code}"]')).to_have_text(
+            "\u2068Dana\u2069, \u2068Avi\u2069, \u2068Noa\u2069"
+        )
+    page.locator(f'.sk-list a[data-code="{code}"]').click()
+    expect(page.locator("table.sk-table tfoot td")).to_have_text(["42", "20", "9"])
 
 
 def test_score_keeper_in_hebrew_on_a_phone(

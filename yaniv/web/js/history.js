@@ -7,6 +7,7 @@ import { api, playerKey } from "./api.js";
 import { cardFace, cardsName, cardName, cardShort, cardOrder, handValue } from "./cards.js";
 import { store } from "./store.js";
 import { presetName } from "./names.js";
+import { sheetsPanel } from "./scorekeeper.js";
 
 const PAGE = 50;
 
@@ -137,7 +138,8 @@ export async function historyPage(main, { go }) {
     statistics(data.stats),
     h("section", { class: "panel", "aria-labelledby": "games-title" },
       h("h2", { id: "games-title", text: t("history.games") }),
-      list, games.length ? more : null, error)));
+      list, games.length ? more : null, error),
+    sheetsPanel()));
 }
 
 // ------------------------------------------------------------------ the replay viewer

@@ -123,9 +123,6 @@ export async function scoresHome(main, { go, rulesForm, levels }) {
       showError(error, err);
     }
   };
-  const kept = h("section", { class: "panel", "aria-labelledby": "sk-mine-title" },
-    h("h2", { id: "sk-mine-title", text: t("sk.mine_title") }),
-    h("p", { class: "note", text: t("common.loading") }));
   replace(main, h("div", { class: "home scorekeeper" },
     h("form", { class: "panel", id: "sk-new", onsubmit: submit, "aria-labelledby": "sk-title" },
       h("h2", { id: "sk-title", text: t("sk.title") }),
@@ -135,21 +132,28 @@ export async function scoresHome(main, { go, rulesForm, levels }) {
       rules.element,
       h("button", { class: "primary big", type: "submit", id: "sk-start", text: t("sk.start") }),
       error),
-    kept));
-  try {
-    const mine = (await scores.mine()).sheets;
-    replace(kept, h("h2", { id: "sk-mine-title", text: t("sk.mine_title") }),
-      mine.length ? h("ul", { class: "sk-list" }, mine.map((s) => h("li", {},
+    sheetsPanel()));
+}
+
+/** The sheets this browser's player key keeps, newest first: a panel that fills itself (the
+ * score keeper's page and the history show it). */
+export function sheetsPanel() {
+  const title = () => h("h2", { id: "sk-mine-title", text: t("sk.mine_title") });
+  const panel = h("section", { class: "panel sk-mine", "aria-labelledby": "sk-mine-title" },
+    title(), h("p", { class: "note", text: t("common.loading") }));
+  scores.mine().then(({ sheets }) => {
+    replace(panel, title(), sheets.length ? h("ul", { class: "sk-list" }, sheets.map((s) =>
+      h("li", {},
         h("a", { href: `#/scores/${s.code}`, "data-code": s.code,
           text: s.names.map(isolate).join(t("list.separator")) }),
         " ", h("span", { class: "note", text: t("sk.list_line", { rounds: num(s.rounds),
           preset: presetName(s.preset), date: when(s.updated) }) }),
         s.over ? h("span", { class: "note", text: ` ${t("sk.list_over")}` }) : null)))
-        : h("p", { class: "note", text: t("sk.mine_none") }));
-  } catch (err) {
-    replace(kept, h("h2", { id: "sk-mine-title", text: t("sk.mine_title") }),
-      h("p", { class: "error", text: err.message }));
-  }
+      : h("p", { class: "note", text: t("sk.mine_none") }));
+  }).catch((err) => {
+    replace(panel, title(), h("p", { class: "error", text: err.message }));
+  });
+  return panel;
 }
 
 // ------------------------------------------------------------------ #/scores/CODE: the sheet
