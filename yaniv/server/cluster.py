@@ -164,8 +164,10 @@ class Cluster:
         taken = await self.redis.set(key, self.node, px=LEASE_MS, nx=True)
         if not taken and await self.redis.get(key) != self.node:
             return False
-        self.owned.add(code)
+        # Renewed only once the room is known to be in play: a lease taken as Redis fails
+        # here runs out by itself.
         await self.redis.sadd(LIVE_ROOMS, code)
+        self.owned.add(code)
         return True
 
     async def release(self, code: str, finished: bool = False) -> None:
@@ -238,9 +240,11 @@ class Cluster:
 
     # ------------------------------------------------------------- messages
 
-    async def send(self, node: str, message: dict[str, Any]) -> None:
-        """Send ``message`` to process ``node`` (RedisError/OSError when Redis is down)."""
-        await self.redis.publish(channel(node), json.dumps(message, ensure_ascii=False))
+    async def send(self, node: str, message: dict[str, Any]) -> bool:
+        """Send ``message`` to process ``node``; whether it is listening (its channel may be
+        broken a moment). RedisError/OSError when Redis is down."""
+        heard = await self.redis.publish(channel(node), json.dumps(message, ensure_ascii=False))
+        return bool(heard)
 
     async def call(self, node: str, op: str, args: list[Any]) -> dict[str, Any]:
         """Ask process ``node`` to run ``op(*args)``; its answer (``{"ok": ...}`` or

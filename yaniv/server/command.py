@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import sys
 import threading
 import webbrowser
@@ -101,6 +102,8 @@ def serve_command(
     typer.echo(f"Yaniv is served at {address} (database {_hidden(url)}); Ctrl+C stops it")
     if browser:
         threading.Timer(1.0, _open, args=(address,)).start()
+    # The server's own warnings (a store failing, a room taken over) reach the operator.
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     tune_runtime()
     options = {} if fd is None else {"fd": fd}
     uvicorn.Server(server_config(app, host, port, limits, **options)).run()

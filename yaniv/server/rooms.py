@@ -1619,7 +1619,7 @@ class Hub:
         sent = False
         if link.owner is not None and self.cluster is not None:
             with contextlib.suppress(RedisError, OSError):
-                await self.cluster.send(
+                sent = await self.cluster.send(
                     link.owner,
                     {
                         "kind": "msg",
@@ -1629,7 +1629,6 @@ class Hub:
                         "text": text,
                     },
                 )
-                sent = True
         if not sent:
             await link.ws.send_json({"type": "error", "message": MOVING})
 
@@ -1698,7 +1697,7 @@ class Hub:
             return  # nobody owns it this moment (or it is gone): the next message tries again
         if owner != link.owner or again:
             try:
-                await self.cluster.send(
+                heard = await self.cluster.send(
                     owner,
                     {
                         "kind": "attach",
@@ -1711,7 +1710,8 @@ class Hub:
                 )
             except (RedisError, OSError):
                 return
-            link.owner = owner
+            # Not heard (the owner's channel is broken a moment): the sweep tries again.
+            link.owner = owner if heard else None
 
     async def _unlink(self, link: Link) -> None:
         links = self.links.get(link.code)
