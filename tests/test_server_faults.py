@@ -138,7 +138,7 @@ def test_room_lookups_are_limited_per_address_with_retry_after(db: str) -> None:
         r = c.get(f"/api/rooms/{code}")
         assert r.status_code == 429
         assert int(r.headers["retry-after"]) >= 1
-        assert r.json()["error"].startswith("too many room lookups from your address")
+        assert r.json()["error"].startswith("too many lookups (rooms, players")
         assert c.post(f"/api/rooms/{code}/join", json={"name": "G"}).status_code == 200
 
 
@@ -168,6 +168,28 @@ def test_joins_and_creations_are_limited(db: str) -> None:
         assert [r.status_code for r in joins] == [200, 200, 429]
         assert "retry-after" in joins[2].headers
         assert c.get(f"/api/rooms/{code}").status_code == 200  # lookups are counted apart
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/api/quickmatch", {"name": "Q", "preset": "standard", "player_key": "k" * 32}),
+        ("POST", "/api/scores", {"players": ["A", "B"], "rules": {}}),
+        ("GET", "/api/players/nobody", None),
+        ("GET", "/api/scores/NOSUCH", None),
+        ("GET", "/api/quickmatch/nosuchticket", None),
+    ],
+)
+def test_the_other_pages_guessed_or_filled_are_limited_too(
+    db: str, method: str, path: str, body: dict[str, Any] | None
+) -> None:
+    """Beyond the rooms: a queue place, a score sheet, a player's page by id are counted
+    against the address like the room's calls (whatever each answers within the limit)."""
+    with client(db, Limits(lookups=2, creates=2)) as c:
+        answers = [c.request(method, path, json=body) for _ in range(3)]
+        assert all(r.status_code != 429 for r in answers[:2]), [r.text for r in answers]
+        assert answers[2].status_code == 429, answers[2].text
+        assert "retry-after" in answers[2].headers and answers[2].json()["error"]
 
 
 def test_websocket_connects_are_limited_with_a_close_code_and_words(db: str) -> None:

@@ -49,16 +49,21 @@ _ROOM = r"[^/]{1,64}"
 #: (method, path pattern, kind of request in ``Limits``); websockets use method "WS".
 ROUTES = (
     ("GET", re.compile(rf"/api/rooms/{_ROOM}"), "lookups"),
+    # what a guessed id or code opens: a player's profile, a score sheet, a queue ticket
+    ("GET", re.compile(rf"/api/(?:players|scores|quickmatch)/{_ROOM}"), "lookups"),
     ("POST", re.compile(rf"/api/rooms/{_ROOM}/join"), "joins"),
     ("POST", re.compile(r"/api/(?:games|rooms)/?"), "creates"),
+    # what makes rows: a place in the quick-match queue, its tables with bots, a score sheet
+    ("POST", re.compile(rf"/api/(?:quickmatch(?:/{_ROOM}/bots)?|scores)/?"), "creates"),
+    ("PUT", re.compile(r"/api/profile/name/?"), "creates"),
     ("WS", re.compile(rf"/ws/{_ROOM}"), "connects"),
 )
 
 _WORDS = {
-    "lookups": "room lookups",
+    "lookups": "lookups (rooms, players, score sheets, queue tickets)",
     "joins": "joins",
     "connects": "connections",
-    "creates": "new games and rooms",
+    "creates": "new games and rooms (queue places, score sheets and names too)",
 }
 
 
