@@ -1683,6 +1683,8 @@ class Hub:
                 room = await self.find(code)
             except Elsewhere as moved:
                 owner = moved.node or None
+            except (RedisError, OSError):
+                return  # Redis is down: the socket's next message, or the sweep, tries again
         if room is not None:
             if link.conn is None or link.room is not room:
                 link.owner = None
