@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 from playwright.sync_api import Browser, Page, expect
 
 from browser.browser_support import Server, no_page_errors
@@ -75,7 +76,13 @@ def test_tutorial_in_english_on_a_desktop(browser: Browser, server: Server, tmp_
     page.locator("#tut-play").click()
     expect(page).to_have_url(ROOM_URL)
     expect(table(page)).to_be_visible()
-    expect(page.locator(".seat-name").first).to_be_visible()
+    code = page.url.rsplit("/", 1)[1]
+    room = httpx.get(f"{server.url}api/rooms/{code}").json()
+    assert [(s["kind"], s.get("level")) for s in room["seats"]] == [
+        ("human", None),
+        ("bot", "easy"),
+    ]
+    assert room["status"] == "playing"
 
 
 def test_tutorial_in_hebrew_on_a_phone(browser: Browser, server: Server, tmp_path: Path) -> None:
