@@ -60,6 +60,7 @@ __all__ = [
     "load_policy",
     "make_bot",
     "percentile",
+    "Programs",
     "play_game",
     "play_games",
     "run_arena",
@@ -263,8 +264,52 @@ def deal_for(
     return Deal(tuple(hands), cards[k], tuple(cards[k + 1 :]), starter)
 
 
-def play_game(task: GameTask) -> dict[str, Any]:
+class Programs:
+    """External programs kept up between games: a program that asked for ``new_game`` is
+    given back after its game and handed to the next game that seats the same ``cmd:``, told
+    ``{"new_game": true}``; the others are closed after each game as before. ``close()`` quits
+    those kept (the end of the match)."""
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, float, float], list[CmdBot]] = {}
+        self.started = 0  # programs started
+
+    def take(self, spec: str, time_limit: float, startup_limit: float) -> CmdBot:
+        """A program for ``cmd:COMMAND``: one kept up, told of the new game, or a new one."""
+        idle = self._idle.get((spec, time_limit, startup_limit), [])
+        while idle:
+            bot = idle.pop()
+            try:
+                bot.new_game()
+                return bot
+            except BotFailure:
+                bot.close()
+        self.started += 1
+        return CmdBot(spec[4:], time_limit, startup_limit=startup_limit)
+
+    def give_back(self, bots: Sequence[CmdBot]) -> None:
+        """Keep the programs that may play on; quit and close the others (one grace)."""
+        done = []
+        for bot in bots:
+            if bot.reusable():
+                key = ("cmd:" + bot.command, bot.time_limit, bot.startup_limit)
+                self._idle.setdefault(key, []).append(bot)
+            else:
+                done.append(bot)
+        close_all(done, QUIT_GRACE)
+
+    def close(self) -> None:
+        """Quit every program kept up and close it."""
+        bots = [b for idle in self._idle.values() for b in idle]
+        self._idle.clear()
+        close_all(bots, QUIT_GRACE)
+
+
+def play_game(task: GameTask, programs: Programs | None = None) -> dict[str, Any]:
     """Play one full game; a summary of it (never raises for a bot's failure).
+
+    With ``programs``, external programs are taken from it and given back after the game
+    (kept up where they asked for ``new_game``); without, each is started for this game only.
 
     Seat ``s`` holds entrant ``entrants[s]`` (an index into the lineup). A program's first
     answer goes to ``startup`` (milliseconds, start-up included), not to ``times``. A game not
@@ -291,11 +336,18 @@ def play_game(task: GameTask) -> dict[str, Any]:
     try:
         for s, spec in enumerate(seats):
             try:
-                bots.append(make_bot(spec, deal_seed * 16 + s, task.time_limit, task.startup_limit))
+                if programs is not None and spec.startswith("cmd:"):
+                    bots.append(programs.take(spec, task.time_limit, task.startup_limit))
+                else:
+                    bots.append(
+                        make_bot(spec, deal_seed * 16 + s, task.time_limit, task.startup_limit)
+                    )
             except YanivError as exc:
                 errors.append((s, str(exc)))
                 raise
-        programs = [isinstance(b, CmdBot) for b in bots]
+        program = [isinstance(b, CmdBot) for b in bots]
+        # A program kept up from an earlier game has no start-up in this one.
+        fresh = [isinstance(b, CmdBot) and b.startup_ms is None for b in bots]
         game = Game.new(
             task.rules,
             players=n,
@@ -330,7 +382,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
                 errors.append((seat, f"{seats[seat]} raised {type(exc).__name__}: {exc}"))
                 break
             ms = (time.perf_counter() - t0) * 1000
-            if programs[seat] and startup[seat] is None:
+            if fresh[seat] and startup[seat] is None:
                 startup[seat] = ms  # a program's start-up is not a decision's time
             else:
                 times[seat].append(ms)
@@ -353,7 +405,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
             if result is not None:
                 rounds += 1
                 for s, bot in enumerate(bots):
-                    if programs[s]:  # what a player at the table sees, where it asked
+                    if program[s]:  # what a player at the table sees, where it asked
                         bot.tell_round_over(game.view(s))
                 calls[seat] += 1
                 if result.kind is ResultKind.ASSAF:
@@ -368,7 +420,11 @@ def play_game(task: GameTask) -> dict[str, Any]:
     except YanivError:
         pass
     finally:
-        close_all([b for b in bots if isinstance(b, CmdBot)], QUIT_GRACE)
+        cmd_bots = [b for b in bots if isinstance(b, CmdBot)]
+        if programs is None:
+            close_all(cmd_bots, QUIT_GRACE)
+        else:
+            programs.give_back(cmd_bots)
     failed = {s for s, _ in errors if s >= 0}
     if failed:
         winners = tuple(s for s in range(n) if s not in failed)
@@ -392,8 +448,30 @@ def play_game(task: GameTask) -> dict[str, Any]:
 
 
 def play_games(tasks: Sequence[GameTask]) -> list[dict[str, Any]]:
-    """Play a batch of games one after the other; their summaries in the tasks' order."""
-    return [play_game(t) for t in tasks]
+    """Play a batch of games one after the other; their summaries in the tasks' order. A
+    program that asked for ``new_game`` is started once for the batch."""
+    programs = Programs()
+    try:
+        return [play_game(t, programs) for t in tasks]
+    finally:
+        programs.close()
+
+
+_worker_programs: Programs | None = None  # a worker process's programs (run_local's jobs)
+
+
+def _worker_start() -> None:
+    """Give a worker process its programs, quit when the worker exits (the pool closed)."""
+    from multiprocessing import util
+
+    global _worker_programs
+    _worker_programs = Programs()
+    util.Finalize(None, _worker_programs.close, exitpriority=10)
+
+
+def _worker_play(task: GameTask) -> dict[str, Any]:
+    """Play one game in a worker process, with the worker's programs."""
+    return play_game(task, _worker_programs)
 
 
 #: Plays the games somewhere (processes, a Ray cluster...): the tasks in, every game's summary
@@ -410,19 +488,28 @@ def run_local(
     """Play the games in this process (``jobs`` 1) or in ``jobs`` forked worker processes."""
     results: list[dict[str, Any]] = []
     if jobs == 1:
-        for t in tasks:
-            r = play_game(t)
-            results.append(r)
-            if on_game:
-                on_game(r)
+        programs = Programs()  # a program that asks for new_game is started once
+        try:
+            for t in tasks:
+                r = play_game(t, programs)
+                results.append(r)
+                if on_game:
+                    on_game(r)
+        finally:
+            programs.close()
         return results
     import multiprocessing as mp
 
-    with mp.get_context("fork").Pool(jobs) as pool:
-        for r in pool.imap_unordered(play_game, tasks, chunksize=1):
+    pool = mp.get_context("fork").Pool(jobs, initializer=_worker_start)
+    try:
+        for r in pool.imap_unordered(_worker_play, tasks, chunksize=1):
             results.append(r)
             if on_game:
                 on_game(r)
+        pool.close()  # the workers exit by themselves: their programs are told to quit
+        pool.join()
+    finally:
+        pool.terminate()
     return results
 
 

@@ -466,4 +466,4 @@ def bot_command(
     except YanivError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
-    serve(bot, sys.stdin.buffer, sys.stdout)
+    serve(bot, sys.stdin.buffer, sys.stdout, fresh=lambda: get_bot(level, seed))

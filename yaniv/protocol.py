@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from typing import Any, BinaryIO, TextIO
 
 from .discards import as_laid
@@ -58,8 +59,11 @@ def check_time_limit(time_limit: float, option: str = "--time-limit") -> None:
 
 
 #: What a program may ask for with ``"features": [...]`` in an answer (docs/bot-protocol.md):
-#: ``results``, its view at the end of every round (the showdown, the scores, the winners).
-FEATURES = frozenset({"results"})
+#: ``results``, its view at the end of every round (the showdown, the scores, the winners);
+#: ``new_game``, one process for many games (``{"new_game": true}`` between them).
+FEATURES = frozenset({"results", "new_game"})
+
+_NEW_GAME = b'{"new_game": true}\n'
 
 
 class CmdBot:
@@ -97,6 +101,7 @@ class CmdBot:
         self._closed = False
         self._first_request = False  # the request under way is the first (start-up time)
         self.features: frozenset[str] = frozenset()  # asked for in an answer (FEATURES)
+        self.games = 1  # games this process has been given (new_game adds one)
         try:
             self.proc = subprocess.Popen(
                 shlex.split(command),
@@ -239,6 +244,26 @@ class CmdBot:
         except BotFailure:
             self.failed = True
 
+    def reusable(self) -> bool:
+        """Whether the program may play another game: it asked for ``new_game``, never failed,
+        was not told to quit and is still running."""
+        return (
+            "new_game" in self.features
+            and not (self.failed or self._quit_sent or self._closed or self._eof)
+            and not self._exited()
+        )
+
+    def new_game(self) -> None:
+        """Tell the program that a new game begins (``{"new_game": true}``; no answer is read):
+        its next request is the new game's first view. Raises BotFailure (and marks it failed)
+        where it does not read the line within its time limit."""
+        try:
+            self._send(_NEW_GAME, time.monotonic() + self.time_limit)
+        except BotFailure:
+            self.failed = True
+            raise
+        self.games += 1
+
     def quit(self) -> None:
         """Send ``{"quit": true}`` (unless the program failed) and close its stdin; no wait."""
         if self._quit_sent or self._closed:
@@ -314,7 +339,8 @@ def _json_type(value: Any) -> str:
 
 def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
     """The answer to one request line of the protocol; None for ``{"quit": true}``, and an
-    empty dict (nothing to write) for a round's result, ``{"round_over": VIEW}``.
+    empty dict (nothing to write) for a round's result, ``{"round_over": VIEW}``, and for
+    ``{"new_game": true}``.
 
     Never raises for bad input: each problem is answered as ``{"error": "..."}`` in words.
     """
@@ -339,7 +365,7 @@ def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
         }
     if data.get("quit"):
         return None
-    if "round_over" in data and "view" not in data:
+    if ("round_over" in data or "new_game" in data) and "view" not in data:
         return {}  # told, not asked: nothing to answer (``serve`` writes nothing)
     if "view" not in data:
         keys = ", ".join(repr(k) for k in list(data)[:5]) or "none"
@@ -364,13 +390,29 @@ def answer_request(bot: Any, raw: bytes) -> dict[str, Any] | None:
         return {"error": f"the bot could not choose a move from this view: {exc}"}
 
 
-def serve(bot: Any, stdin: BinaryIO, stdout: TextIO) -> None:
+def _is_new_game(raw: bytes) -> bool:
+    """Whether a request line (one ``answer_request`` took without an answer) is a new game."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "new_game" in data and "round_over" not in data
+
+
+def serve(
+    bot: Any, stdin: BinaryIO, stdout: TextIO, fresh: Callable[[], Any] | None = None
+) -> None:
     """Answer requests from ``stdin`` on ``stdout``, one line each, until quit or the end.
+
+    With ``fresh`` (a new bot, as at the start), the first move's answer asks for
+    ``new_game`` and each ``{"new_game": true}`` replaces the bot by ``fresh()``, so a game
+    played by a process kept up is the game a new process would have played.
 
     Reads bytes, so a bad byte is answered whatever the locale's encoding; a line over
     ``MAX_LINE_BYTES`` is skipped (boundedly) and answered as an error; a reader that goes away
     ends the loop quietly.
     """
+    asked = False
     while True:
         raw = stdin.readline(MAX_LINE_BYTES + 1)
         if not raw:
@@ -387,7 +429,12 @@ def serve(bot: Any, stdin: BinaryIO, stdout: TextIO) -> None:
             if answer is None:
                 break
             if not answer:
+                if fresh is not None and _is_new_game(raw):
+                    bot = fresh()
                 continue
+            if fresh is not None and not asked and "move" in answer:
+                answer["features"] = ["new_game"]
+                asked = True
         try:
             stdout.write(json.dumps(answer) + "\n")
             stdout.flush()
