@@ -70,8 +70,9 @@ from yaniv.server.serving import server_config
 # Every client plays from one address: no per-address rate or socket cap (bodies and request
 # times stay limited), served as yaniv serve serves (its headers' deadline included).
 limits = Limits.unlimited()
+# and no flood limit per address either (every client is 127.0.0.1)
 app = create_app(url, bot_delay=delay, grace=600, slap_window=0.0, web_dir=None, limits=limits,
-                 redis=redis or None)
+                 redis=redis or None, flood_limit=10_000)
 uvicorn.Server(server_config(app, "127.0.0.1", port, limits)).run()
 """
 

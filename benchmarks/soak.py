@@ -50,7 +50,11 @@ async def soak(args: argparse.Namespace, bases: list[str], pids: list[int]) -> d
         nonlocal games
         n = index
         while time.monotonic() < deadline:
-            await play(bases, http, stats, args, n)
+            try:
+                await play(bases, http, stats, args, n)
+            except Exception as exc:  # a client's failure is counted; the soak goes on
+                stats.errors.append(f"client: {exc!r}"[:80])
+                await asyncio.sleep(1.0)
             games += 1
             n += args.games
 
