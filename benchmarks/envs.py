@@ -8,10 +8,13 @@ Each AEC step is what a learner's loop does: ``env.last()`` (the acting agent's 
 and action mask, written afresh), a uniformly random action among the mask's legal ones, and
 ``env.step(action)``, over whole standard games (dead agents' ``None`` steps are not counted).
 ``raw`` is ``yaniv.envs.raw_env``; ``wrapped`` is ``yaniv.envs.env`` (PettingZoo's
-order-enforcing wrapper around it). The engine's own random play (no observations, no masks)
-is measured in the same run for comparison. Each figure follows a warm-up run (the tables of
-legal discards per rank and suit fill during the first seconds); figures are per wall-clock
-second and per CPU second of this process (the second is steadier on a shared machine).
+order-enforcing wrapper around it). ``batched`` is ``yaniv.envs.vector.BatchedYanivEnv``: that
+many games of the Gymnasium environment stepped at once, observations and masks written in
+place into one array each, a step of every game counted as one step each. The engine's own
+random play (no observations, no masks) is measured in the same run for comparison. Each
+figure follows a warm-up run (the tables of legal discards per rank and suit fill during the
+first seconds); figures are per wall-clock second and per CPU second of this process (the
+second is steadier on a shared machine).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from engine import random_moves  # benchmarks/ is on the path when run as a scri
 
 from yaniv.envs import YanivEnv, action_table, env, raw_env
 from yaniv.envs.observation import Observer
+from yaniv.envs.vector import BatchedYanivEnv
 from yaniv.game import Game, Phase
 from yaniv.rules import RuleSet
 
@@ -85,6 +89,29 @@ def gym_steps(players: int, opponents: str) -> Callable[[float], int]:
                 steps += 1
                 if terminated or truncated:
                     break
+        return steps
+
+    return run
+
+
+def batched_steps(num_envs: int, players: int, opponents: str) -> Callable[[float], int]:
+    """Random legal actions in ``num_envs`` games of the batched environment at once (each
+    game's action drawn uniformly among its mask's legal ones, for the whole batch in a few
+    numpy calls); counts game steps."""
+
+    def run(seconds: float) -> int:
+        e = BatchedYanivEnv(num_envs, players=players, opponents=opponents)
+        rng = np.random.default_rng(0)
+        obs, _ = e.reset(seed=0)
+        masks = obs["action_mask"]
+        steps = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            rows, cols = np.nonzero(masks)  # row-major: each game's legal actions in a block
+            counts = np.bincount(rows, minlength=num_envs)
+            starts = np.cumsum(counts) - counts
+            e.step(cols[starts + (rng.random(num_envs) * counts).astype(np.int64)])
+            steps += num_envs
         return steps
 
     return run
@@ -147,6 +174,16 @@ def main() -> None:
             aec_steps(lambda: raw_env(players=4, copy=False)),
         ),
         ("gym_random_3p", "Gymnasium steps/s, 3 players vs random", gym_steps(3, "random")),
+        (
+            "batched16_random_3p",
+            "BatchedYanivEnv(16) steps/s, 3p vs random",
+            batched_steps(16, 3, "random"),
+        ),
+        (
+            "batched64_random_3p",
+            "BatchedYanivEnv(64) steps/s, 3p vs random",
+            batched_steps(64, 3, "random"),
+        ),
         ("engine_random_4p", "engine random moves/s, 4 players (no obs)", engine_moves(4)),
     ]
     for key, label, run in runs:

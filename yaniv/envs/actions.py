@@ -304,9 +304,17 @@ class MaskBuffer:
 
     __slots__ = ("array", "_raw", "_on")
 
-    def __init__(self, size: int) -> None:
-        self._raw = bytearray(size)
-        self.array: NDArray[np.int8] = np.frombuffer(self._raw, dtype=np.int8)
+    def __init__(self, size: int, out: NDArray[np.int8] | None = None) -> None:
+        self._raw: bytearray | memoryview
+        if out is None:
+            self._raw = bytearray(size)
+            self.array: NDArray[np.int8] = np.frombuffer(self._raw, dtype=np.int8)
+        else:  # a contiguous int8 array of ``size`` (a row of a batch), kept in place
+            if out.shape != (size,) or out.dtype != np.int8:
+                raise ValueError(f"out: expected an int8 array of shape ({size},)")
+            out[:] = 0
+            self.array = out
+            self._raw = out.data.cast("B")
         self._on: list[int] = []
 
     def update(self, legal: list[int]) -> NDArray[np.int8]:

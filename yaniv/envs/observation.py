@@ -341,9 +341,10 @@ class Observer:
         """Each part with its first index and its end (exclusive), in array order."""
         return [(name, s.start, s.stop) for name, s in self.layout.items()]
 
-    def buffer(self, seat: int) -> ObservationBuffer:
-        """A preallocated observation of ``seat`` that ``update`` keeps current in place."""
-        return ObservationBuffer(self, seat)
+    def buffer(self, seat: int, out: NDArray[np.float32] | None = None) -> ObservationBuffer:
+        """A preallocated observation of ``seat`` that ``update`` keeps current in place (in
+        ``out``, a contiguous float32 array of ``size``, such as a row of a batch, if given)."""
+        return ObservationBuffer(self, seat, out)
 
 
 class ObservationBuffer:
@@ -371,13 +372,22 @@ class ObservationBuffer:
         "_at",
     )
 
-    def __init__(self, observer: Observer, seat: int) -> None:
+    def __init__(
+        self, observer: Observer, seat: int, out: NDArray[np.float32] | None = None
+    ) -> None:
         self.observer = observer
         self.seat = seat
-        raw = bytearray(observer.size * 4)
-        self.array: NDArray[np.float32] = np.frombuffer(raw, dtype=np.float32)
+        if out is None:
+            raw = bytearray(observer.size * 4)
+            self.array: NDArray[np.float32] = np.frombuffer(raw, dtype=np.float32)
+            self._floats = memoryview(raw).cast("f")
+        else:
+            if out.shape != (observer.size,) or out.dtype != np.float32:
+                raise ValueError(f"out: expected a float32 array of shape ({observer.size},)")
+            out[:] = 0.0
+            self.array = out
+            self._floats = out.data.cast("B").cast("f")  # raises unless contiguous
         self.array[observer._rules_part] = observer._rule_values
-        self._floats = memoryview(raw).cast("f")
         lay = observer.layout
         # Where each part starts; the turn part's entry for each seat to move (-1: nobody).
         turn: dict[int | None, int] = {None: -1}
