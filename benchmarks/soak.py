@@ -69,7 +69,7 @@ async def soak(args: argparse.Namespace, bases: list[str], pids: list[int]) -> d
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         tasks = [asyncio.create_task(player(i, http)) for i in range(args.games)]
         await sampler()
-        done, pending = await asyncio.wait(tasks, timeout=120)
+        done, pending = await asyncio.wait(tasks, timeout=5)  # the games in play stop
         for task in pending:
             task.cancel()
     at5 = samples[min(5, len(samples) - 1)]
