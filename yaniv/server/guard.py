@@ -1,7 +1,7 @@
 """The server's guard at its door: an ASGI middleware around the app (inside Starlette's
 error middleware) that answers in words, always.
 
-- Requests a minute per client address (``limits``): room lookups, joins, websocket connects
+- Requests a minute per client address (``limits``): lookups, joins, websocket connects
   and room or game creation; over the limit, 429 with Retry-After (a websocket: an ``error``
   message and close code 4429).
 - An HTTP request's body: at most ``Limits.max_body`` bytes (413), within
