@@ -150,3 +150,10 @@ def test_resampling_follows_the_weights() -> None:
     # Every weight 0: uniform.
     flat = resample([World(((),), (i,), 0.0) for i in range(4)], 8, random.Random(3))
     assert sorted(k.stock[0] for k in flat) == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_many_players_spend_the_budget_on_fewer_turns() -> None:
+    from yaniv.bots.master_bot import turn_weight
+
+    assert turn_weight(2) == turn_weight(4) == 1.0
+    assert 1.0 < turn_weight(5) < turn_weight(6) < turn_weight(8)
