@@ -129,3 +129,53 @@ def test_bad_parameters_are_refused_in_words() -> None:
         pyspiel.load_game(yos.SHORT_NAME, {"players": 2, "options": "wildcards=3"})
     with pytest.raises(Exception, match="Yaniv is played by 2 to 8"):
         pyspiel.load_game(yos.SHORT_NAME, {"players": 9})
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"players": 3},
+        {"players": 2, "preset": "draw_first"},
+        {"players": 3, "preset": "slapdown", "options": "hand_size=3"},
+    ],
+    ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()),
+)
+def test_resampled_states_keep_the_information_state_and_deal_the_hidden_cards_again(
+    params: dict[str, object],
+) -> None:
+    game = pyspiel.load_game(yos.SHORT_NAME, params)
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    decisions = moved = 0
+    while not state.is_terminal() and decisions < 40:
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        player = state.current_player()
+        decisions += 1
+        for _ in range(3):
+            world = state.resample_from_infostate(player, sampler)
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.legal_actions() == state.legal_actions()
+            others = [s for s in range(game.num_players()) if s != player]
+            assert world.game.hands[player] == state.game.hands[player]
+            moved += any(world.game.hands[s] != state.game.hands[s] for s in others)
+        legal = state.legal_actions()
+        state.apply_action(rng.choice([a for a in legal if a != 0] or legal))
+    assert moved >= decisions  # the others' hidden cards are dealt again, not copied
+
+
+def test_the_ismcts_example_plays_rounds_against_random() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "openspiel_ismcts.py"
+    spec = importlib.util.spec_from_file_location("openspiel_ismcts_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    result = example.play(1, 4, params={"options": example.SMALL, "max_moves": 120})
+    assert result["rounds"] == 1 and result["wins"] in (0, 1)
+    low, high = result["ci95"]
+    assert 0 <= low <= result["win_rate"] <= high <= 1

@@ -25,6 +25,7 @@ view with the round's events (perfect recall).
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ import pyspiel
 
 from ..cards import NAMES, deck
 from ..errors import SetupError
-from ..events import Discarded, Drew
+from ..events import Dealt, Discarded, Drew, Slapped
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK
 from ..rules import RuleSet
@@ -134,6 +135,10 @@ class YanivGame(pyspiel.Game):  # type: ignore[misc]
         return YanivObserver(spec_of(self.get_parameters()), recall)
 
 
+#: How many random worlds ``resample_from_infostate`` tries before it gives up.
+RESAMPLE_TRIES = 200
+
+
 class YanivState(pyspiel.State):  # type: ignore[misc]
     """A round in progress: the deal's chance nodes, then the engine's game."""
 
@@ -208,6 +213,89 @@ class YanivState(pyspiel.State):  # type: ignore[misc]
             return [0.0] * n
         winner = self.game.result.winner
         return [1.0 if s == winner else -1.0 / (n - 1) for s in range(n)]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> YanivState:
+        """A state ``player_id`` cannot tell from this one (the same information state), its
+        hidden chance outcomes dealt again uniformly: what ISMCTS samples its worlds with.
+
+        The chance outcomes the player did not see (the others' dealt cards and stock draws)
+        whose cards it never saw since (in a discard, a draw from the pile, a slap) are replaced
+        by a random choice, without repeats, from those cards and the stock's unseen ones; the
+        history is replayed with every action checked, and the result kept only where the
+        player's information state string is unchanged (rejection). A card the player saw is
+        left where it was dealt or drawn: after a refill of the stock from the pile (R11), an
+        unseen draw of a card seen before keeps that card. ``probability_sampler()`` gives a
+        float in [0, 1) that seeds the choice.
+        """
+        history = [int(a) for a in self.history()]
+        n, h = self.yaniv.players, self.yaniv.rules.hand_size
+        seen = self._seen_by(player_id)
+        hidden: list[int] = []  # positions in the history of the outcomes the player never saw
+        replay = YanivState(self.get_game())
+        for i, action in enumerate(history):
+            if action not in seen:
+                if replay.game is None:
+                    k = len(replay.dealt)
+                    if k < n * h and k // h != player_id:
+                        hidden.append(i)
+                elif replay.pending_draw and replay.game.to_move != player_id:
+                    hidden.append(i)
+            replay._apply_action(action)
+        pool = [history[i] for i in hidden] + sorted(self._chance_pool() - seen)
+        target = self.information_state_string(player_id)
+        rng = random.Random(int(float(probability_sampler()) * 2**53))
+        for _attempt in range(RESAMPLE_TRIES):
+            rng.shuffle(pool)
+            candidate = history[:]
+            for i, card in zip(hidden, pool, strict=False):
+                candidate[i] = card
+            state = self._replayed(candidate)
+            if state is not None and state.information_state_string(player_id) == target:
+                return state
+        raise SetupError(
+            f"no world found for player {player_id} in {RESAMPLE_TRIES} tries "
+            f"(history of {len(history)} actions)"
+        )
+
+    def _seen_by(self, player: int) -> set[int]:
+        """Every card ``player`` has seen this round: its hand, the card turned up, every
+        discard, every card drawn from the pile or slapped, its own stock draws."""
+        if self.game is None:
+            return set(
+                self.dealt[player * self.yaniv.rules.hand_size :][: self.yaniv.rules.hand_size]
+            )
+        view = self.game.view(player)
+        seen = set(view.hand)
+        for event in view.events:
+            if isinstance(event, Dealt):
+                seen.add(event.up)
+                for hand in event.hands:
+                    seen.update(hand or ())
+            elif isinstance(event, Discarded):
+                seen.update(event.cards)
+            elif isinstance(event, Drew | Slapped) and event.card is not None:
+                seen.add(event.card)
+        return seen
+
+    def _replayed(self, history: list[int]) -> YanivState | None:
+        """The state after ``history`` from the start, None where an action is not legal."""
+        state = YanivState(self.get_game())
+        for action in history:
+            if state.is_terminal():
+                return None
+            if state.game is None or state.pending_draw:
+                if action not in state._chance_pool():
+                    return None
+            elif action not in state.yaniv.table.legal_actions(state.game):
+                return None
+            state.apply_action(action)
+        return state
+
+    def _chance_pool(self) -> set[int]:
+        """The cards the chance node now may give."""
+        if self.game is None:
+            return set(deck(self.yaniv.rules.jokers)) - set(self.dealt)
+        return set(self.game.stock)
 
     def __str__(self) -> str:
         if self.game is None:
