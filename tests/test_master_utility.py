@@ -106,3 +106,12 @@ def test_the_limit_and_the_out_are_read_from_the_rules() -> None:
 def test_more_players_lower_each_ones_chance() -> None:
     rules = RuleSet()
     assert U.win_chances(rules, [50, 50])[0] > U.win_chances(rules, [50, 50, 50, 50])[0]
+
+
+def test_the_shipped_table_is_what_the_build_script_makes() -> None:
+    data = json.loads(
+        resources.files("yaniv.bots").joinpath("data", U.DATA_FILE).read_text("utf-8")
+    )
+    entry = next(e for e in data["entries"] if e["rules"] == "standard" and e["players"] == 2)
+    again = U.table_entry(RuleSet(), 2, entry["rounds"])
+    assert again["key"] == entry["key"] and again["points"] == entry["points"]
