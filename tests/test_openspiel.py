@@ -179,3 +179,67 @@ def test_the_ismcts_example_plays_rounds_against_random() -> None:
     assert result["rounds"] == 1 and result["wins"] in (0, 1)
     low, high = result["ci95"]
     assert 0 <= low <= result["win_rate"] <= high <= 1
+
+
+def test_the_history_tensor_has_perfect_recall() -> None:
+    # With history_tensor, the information state tensor holds every event the player saw, in
+    # order: two states share a tensor exactly when they share an information state string.
+    from yaniv.events import Dealt, Discarded, Drew, Passed, Refilled, Showdown, Slapped
+
+    params = {"players": 3, "preset": "slapdown", "options": "hand_size=3", "max_moves": 80}
+    game = pyspiel.load_game(yos.SHORT_NAME, {**params, "history_tensor": True})
+    plain = pyspiel.load_game(yos.SHORT_NAME, params)
+    n = 3
+    width = n + len(yos.HISTORY_KINDS) + 54
+    assert game.information_state_tensor_size() == (
+        plain.information_state_tensor_size() + 54 + 54 + 80 * width
+    )
+    by_string: dict[str, bytes] = {}
+    by_tensor: dict[bytes, str] = {}
+    rng = random.Random(6)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            for p in range(n):
+                text = state.information_state_string(p)
+                tensor = np.asarray(state.information_state_tensor(p), np.float32)
+                key = tensor.tobytes()
+                assert by_string.setdefault(text, key) == key
+                assert by_tensor.setdefault(key, text) == text
+            player = state.current_player()
+            history = np.asarray(state.information_state_tensor(player), np.float32)[
+                -80 * width :
+            ].reshape(80, width)
+            seen = []
+            for event in state.game.view(player).events:
+                if isinstance(event, Dealt | Showdown):
+                    continue
+                if isinstance(event, Refilled):
+                    seen[-1] = (*seen[-1][:2], True, seen[-1][3])
+                    continue
+                kind = {Discarded: 0, Slapped: 3, Passed: 4}.get(type(event), 0)
+                if isinstance(event, Drew):
+                    kind = 1 if event.source == "stock" else 2
+                cards = getattr(event, "cards", None) or (
+                    () if getattr(event, "card", None) is None else (event.card,)
+                )
+                seen.append(((event.seat - player) % n, kind, False, sorted(cards)))
+            decoded = []
+            for row in history[: len(seen)]:
+                kinds = np.flatnonzero(row[n : n + 6])
+                decoded.append(
+                    (
+                        int(np.flatnonzero(row[:n])[0]),
+                        int(kinds[0]),
+                        bool(row[n + 5]),
+                        [int(c) for c in np.flatnonzero(row[n + 6 :])],
+                    )
+                )
+            assert decoded == seen and not history[len(seen) :].any()
+            legal = state.legal_actions()
+            state.apply_action(rng.choice([a for a in legal if a != 0] or legal))
+    assert len(by_string) > 50
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)

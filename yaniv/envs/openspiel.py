@@ -33,7 +33,7 @@ import pyspiel
 
 from ..cards import NAMES, deck
 from ..errors import SetupError
-from ..events import Dealt, Discarded, Drew, Slapped
+from ..events import Dealt, Discarded, Drew, Passed, Refilled, Slapped
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK
 from ..rules import RuleSet
@@ -63,8 +63,13 @@ _GAME_TYPE = pyspiel.GameType(
         "preset": "standard",
         "options": "",
         "max_moves": MAX_MOVES,
+        "history_tensor": False,
     },
 )
+
+#: The kinds of event in the ``history`` part of the information state tensor, one slot per
+#: event the player saw, in order (``refill`` is a mark on the slot of the event before it).
+HISTORY_KINDS = ("discard", "draw_stock", "draw_pile", "slap", "pass", "refill")
 
 
 def rules_of(params: dict[str, Any]) -> RuleSet:
@@ -81,6 +86,7 @@ class Spec:
         self.rules = rules_of(params)
         self.players = int(params["players"])
         self.max_moves = int(params["max_moves"])
+        self.history_tensor = bool(params.get("history_tensor", False))
         Game.new(self.rules, self.players, seed=0)  # SetupError for an unplayable table
         if self.max_moves < 1:
             raise SetupError(f"max_moves={self.max_moves}: expected at least 1")
@@ -331,6 +337,9 @@ class YanivObserver:
         pieces = [("observation", game.observer.size)]
         if perfect_recall:
             pieces += [("discarded", 54 * n), ("taken", 54 * n), ("draw_pending", 1)]
+            if game.history_tensor:
+                width = n + len(HISTORY_KINDS) + 54
+                pieces += [("dealt", 54), ("up", 54), ("history", game.max_moves * width)]
         self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
         self.dict: dict[str, np.ndarray[Any, Any]] = {}
         start = 0
@@ -340,6 +349,8 @@ class YanivObserver:
         if perfect_recall:
             self.dict["discarded"] = self.dict["discarded"].reshape(n, 54)
             self.dict["taken"] = self.dict["taken"].reshape(n, 54)
+            if game.history_tensor:
+                self.dict["history"] = self.dict["history"].reshape(game.max_moves, -1)
 
     def set_from(self, state: YanivState, player: int) -> None:
         """Write ``player``'s observation (or information state) of ``state``."""
@@ -356,6 +367,44 @@ class YanivObserver:
                 elif isinstance(event, Drew) and event.source == "pile" and event.card is not None:
                     self.dict["taken"][event.seat, event.card] = 1
             self.dict["draw_pending"][0] = float(state.pending_draw)
+            if self.game.history_tensor:
+                self._write_history(game, player)
+
+    def _write_history(self, game: Game, player: int) -> None:
+        """The player's dealt hand, the card turned up, and every event it saw, in order: a
+        slot each (the seat relative to the player, the kind, the cards), so that the tensor
+        tells apart every two histories the player can tell apart (perfect recall)."""
+        n = self.game.players
+        slots = self.dict["history"]
+        kind_at = n
+        card_at = n + len(HISTORY_KINDS)
+        k = -1
+        for event in game.view(player).events:
+            if isinstance(event, Dealt):
+                for c in event.hands[player] or ():
+                    self.dict["dealt"][c] = 1
+                self.dict["up"][event.up] = 1
+                continue
+            if isinstance(event, Refilled):
+                if k >= 0:
+                    slots[k, kind_at + 5] = 1
+                continue
+            if isinstance(event, Discarded):
+                kind, cards = 0, event.cards
+            elif isinstance(event, Drew):
+                kind = 1 if event.source == "stock" else 2
+                cards = () if event.card is None else (event.card,)
+            elif isinstance(event, Slapped):
+                kind, cards = 3, (event.card,)
+            elif isinstance(event, Passed):
+                kind, cards = 4, ()
+            else:  # the showdown ends the round: nothing follows it
+                continue
+            k += 1
+            slots[k, (event.seat - player) % n] = 1
+            slots[k, kind_at + kind] = 1
+            for c in cards:
+                slots[k, card_at + c] = 1
 
     def string_from(self, state: YanivState, player: int) -> str:
         """``player``'s view as text: the whole view with the round's events (perfect recall),
@@ -374,4 +423,12 @@ class YanivObserver:
 
 pyspiel.register_game(_GAME_TYPE, YanivGame)
 
-__all__ = ["MAX_MOVES", "SHORT_NAME", "YanivGame", "YanivObserver", "YanivState", "rules_of"]
+__all__ = [
+    "HISTORY_KINDS",
+    "MAX_MOVES",
+    "SHORT_NAME",
+    "YanivGame",
+    "YanivObserver",
+    "YanivState",
+    "rules_of",
+]
