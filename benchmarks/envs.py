@@ -10,7 +10,9 @@ and action mask, written afresh), a uniformly random action among the mask's leg
 ``raw`` is ``yaniv.envs.raw_env``; ``wrapped`` is ``yaniv.envs.env`` (PettingZoo's
 order-enforcing wrapper around it). ``batched`` is ``yaniv.envs.vector.BatchedYanivEnv``: that
 many games of the Gymnasium environment stepped at once, observations and masks written in
-place into one array each, a step of every game counted as one step each. The engine's own
+place into one array each, a step of every game counted as one step each. ``OpenSpiel`` is
+the ``python_yaniv`` game through pyspiel (where the extra is installed): random decisions,
+each with its information state tensor, chance nodes played but not counted. The engine's own
 random play (no observations, no masks) is measured in the same run for comparison. Each
 figure follows a warm-up run (the tables of legal discards per rank and suit fill during the
 first seconds); figures are per wall-clock second and per CPU second of this process (the
@@ -20,6 +22,7 @@ second is steadier on a shared machine).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -117,6 +120,36 @@ def batched_steps(num_envs: int, players: int, opponents: str) -> Callable[[floa
     return run
 
 
+def openspiel_steps(players: int) -> Callable[[float], int]:
+    """Random play of the OpenSpiel game ``python_yaniv`` (one round an episode): a uniformly
+    random legal action at each decision, a random outcome at each chance node, and each
+    decision's information state tensor; counts decisions (chance nodes not counted)."""
+
+    def run(seconds: float) -> int:
+        import pyspiel
+
+        import yaniv.envs.openspiel as yos
+
+        game = pyspiel.load_game(yos.SHORT_NAME, {"players": players})
+        rng = random.Random(0)
+        steps = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                    continue
+                state.information_state_tensor()
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                steps += 1
+        return steps
+
+    return run
+
+
 def engine_moves(players: int) -> Callable[[float], int]:
     """The engine alone: random legal moves from ``legal_moves()`` (benchmarks/engine.py)."""
     return lambda seconds: random_moves(seconds, players)
@@ -186,6 +219,10 @@ def main() -> None:
         ),
         ("engine_random_4p", "engine random moves/s, 4 players (no obs)", engine_moves(4)),
     ]
+    if importlib.util.find_spec("pyspiel") is not None:  # the openspiel extra
+        runs.append(
+            ("openspiel_random_2p", "OpenSpiel python_yaniv decisions/s, 2p", openspiel_steps(2))
+        )
     for key, label, run in runs:
         wall, cpu = _timed(run, args.seconds, args.warmup)
         figures[f"{key}_per_s"] = round(wall)
