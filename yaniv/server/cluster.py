@@ -116,6 +116,7 @@ class Cluster:
         self.on_lost: Callable[[str], Awaitable[None]] | None = None  # a lease taken over
         self.on_reconnect: Callable[[], Awaitable[None]] | None = None  # Redis came back
         self.on_sweep: Callable[[], Awaitable[None]] | None = None  # look for orphans
+        self._run_id: str | None = None  # the Redis server's run, to tell a restart
 
     async def check(self) -> None:
         """Raise ValueError in words when Redis cannot be reached."""
@@ -204,6 +205,7 @@ class Cluster:
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
+                await self._notice_restart()
                 await self.redis.set(alive_key(self.node), "1", px=LEASE_MS)
                 codes = list(self.owned)
                 async with self.redis.pipeline(transaction=False) as pipe:
@@ -225,6 +227,17 @@ class Cluster:
                 log.warning("Redis: the leases could not be renewed: %s", exc)
             except Exception:
                 log.exception("renewing the leases failed")
+
+    async def _notice_restart(self) -> None:
+        """Tell the hub when Redis restarted (its run id changed): what was published
+        meanwhile is lost, and the client may have reconnected without a word to us."""
+        info = await self.redis.info("server")
+        run_id = str(info.get("run_id", ""))
+        restarted = self._run_id is not None and run_id != self._run_id
+        self._run_id = run_id
+        if restarted and self.on_reconnect is not None:
+            log.warning("Redis restarted: the sockets are attached again")
+            await self.on_reconnect()
 
     async def _sweeping(self) -> None:
         while True:
