@@ -110,7 +110,11 @@ async def play(
     socket_base = bases[(index + 1) % len(bases)] if args.cross else base
     r = await http.post(
         f"{base}/api/games",
-        json={"name": f"Load {index}", "opponents": [args.level] * args.opponents, "rules": {}},
+        json={
+            "name": f"Load {index}",
+            "opponents": [args.level] * args.opponents,
+            "rules": getattr(args, "rules", None) or {},
+        },
     )
     if r.status_code != 200:
         stats.errors.append(f"create: {r.status_code} {r.text[:80]}")

@@ -99,6 +99,13 @@ def main() -> None:
     parser.add_argument("--level", default="random", help="the bots' level")
     parser.add_argument("--bot-delay", type=float, default=0.2, help="the server's bot pacing")
     parser.add_argument("--database", default=None, help="a database URL (default: SQLite)")
+    parser.add_argument(
+        "--rules",
+        type=json.loads,
+        default={"score_limit": 50},
+        help="the games' rule options as JSON (default: a limit of 50, so that games end "
+        "and are replaced often: memory is measured in a steady state)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="server processes (1-16)")
     parser.add_argument("--redis", default="", help="a Redis URL (needed by --workers > 1)")
     args = parser.parse_args()
