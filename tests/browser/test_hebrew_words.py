@@ -67,7 +67,7 @@ def test_every_word_is_hebrew(browser: Browser, server: Server, size: str) -> No
     expect(page.locator("html")).to_have_attribute("lang", "he")
     # the levels and the rule sets by their Hebrew names
     levels = page.locator("#level-0 option").all_inner_texts()
-    assert levels == ["אקראי", "קל", "בינוני", "מומחה"], levels
+    assert levels == ["אקראי", "קל", "בינוני", "מומחה", "אמן"], levels
     presets = page.locator("#preset option").all_inner_texts()
     assert len(presets) == 5 and all(HEBREW.search(p) for p in presets), presets
     assert english_words(page, ["Yaniv"]) == [], "the home page"
