@@ -1875,7 +1875,9 @@ class Hub:
             await self._settle(link)
 
     async def released(self, code: str) -> None:
-        """A finished room left memory: its lease goes, and it is no longer in play."""
+        """A finished room left memory: the store's caches of it and its lease go, and it
+        is no longer in play."""
+        await self.store.run(self.store.forget, code)
         if self.cluster is not None:
             await self.cluster.release(code, finished=True)
 

@@ -424,6 +424,12 @@ class Store:
                     row.rules, row.seats, row.status = r.rules, r.seats, r.status
                     row.record, row.move_ids = r.record, r.move_ids
 
+    def forget(self, code: str) -> None:
+        """Drop what this process keeps of a room that left its memory (database thread):
+        over any number of games, these caches stay the size of the rooms in play."""
+        self._stored.discard(code)
+        self._written.pop(code, None)
+
     def claim(self, code: str) -> int:
         """Take room ``code`` over for this process: its fencing token, one more than the
         last owner's (from then on that owner's writes are refused). The row must exist."""
