@@ -103,8 +103,10 @@ class Cluster:
     def __init__(self, url: str, node: str | None = None) -> None:
         self.url = url
         self.node = node or secrets.token_hex(6)
+        # A busy process may read a reply late (its event loop is loaded): a command waits
+        # up to 10 s before it is counted as Redis failing.
         self.redis: aioredis.Redis = aioredis.from_url(
-            url, decode_responses=True, socket_timeout=3, socket_connect_timeout=3
+            url, decode_responses=True, socket_timeout=10, socket_connect_timeout=5
         )
         self.owned: set[str] = set()  # the codes whose lease this process holds
         self._handler: Handler | None = None
