@@ -30,7 +30,9 @@ def _centre_x(locator: Locator) -> float:
 
 
 def _layout(page: Page) -> dict[str, float]:
-    """The horizontal centres of elements whose order mirrors with the direction."""
+    """The horizontal centres of elements whose order mirrors with the direction, once the
+    cards in flight have landed (a flight is drawn where it comes from)."""
+    page.evaluate("() => Promise.allSettled(document.getAnimations().map(a => a.finished))")
     return {
         "brand": _centre_x(page.locator(".top .brand")),
         "stock": _centre_x(page.locator('[data-key="stock"]')),
