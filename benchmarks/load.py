@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +217,41 @@ def wait_started(base: str, server: subprocess.Popen[bytes]) -> None:
         time.sleep(0.1)
 
 
+@contextlib.contextmanager
+def servers(
+    args: argparse.Namespace, name: str
+) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:
+    """``args.workers`` servers started (on ``args.database``, or a temporary SQLite file
+    named ``name``), each with its base URL; stopped at the end."""
+    ports = [free_port() for _ in range(args.workers)]
+    with tempfile.TemporaryDirectory() as tmp:
+        url = args.database or f"sqlite:///{Path(tmp) / f'{name}.sqlite3'}"
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+        running = [
+            (
+                f"http://127.0.0.1:{port}",
+                subprocess.Popen(
+                    [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay), args.redis],
+                    env=env,
+                ),
+            )
+            for port in ports
+        ]
+        try:
+            for base, server in running:
+                wait_started(base, server)
+            yield running
+        finally:
+            for _, server in running:
+                server.terminate()
+            for _, server in running:
+                try:
+                    server.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+
+
 def main() -> None:
     """Parse the options, start the server, run the clients, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -243,31 +280,8 @@ def main() -> None:
     args.rounds = max(1, min(args.rounds, 20))
     args.opponents = max(1, min(args.opponents, 7))
     load_before = list(os.getloadavg())
-    ports = [free_port() for _ in range(args.workers)]
-    bases = [f"http://127.0.0.1:{port}" for port in ports]
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.database or f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
-        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-        servers = [
-            subprocess.Popen(
-                [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay), args.redis],
-                env=env,
-            )
-            for port in ports
-        ]
-        try:
-            for base, server in zip(bases, servers, strict=True):
-                wait_started(base, server)
-            figures = asyncio.run(run(args, bases))
-        finally:
-            for server in servers:
-                server.terminate()
-            for server in servers:
-                try:
-                    server.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
+    with servers(args, "load") as running:
+        figures = asyncio.run(run(args, [base for base, _ in running]))
     # The servers are this process's only children: their CPU seconds, user and system.
     children = os.times()
     figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)

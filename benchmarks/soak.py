@@ -15,9 +15,7 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import SERVER, Stats, free_port, play, wait_started  # noqa: E402
+from load import Stats, play, servers  # noqa: E402
 
 #: The growth allowed after the first five minutes (issue 16).
 FLAT_MB = 20.0
@@ -116,27 +114,9 @@ def main() -> None:
     if args.workers > 1 and not (args.redis and args.database):
         parser.error("--workers needs --redis and --database postgresql://...")
     load_before = list(os.getloadavg())
-    ports = [free_port() for _ in range(args.workers)]
-    bases = [f"http://127.0.0.1:{port}" for port in ports]
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.database or f"sqlite:///{Path(tmp) / 'soak.sqlite3'}"
-        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-        servers = [
-            subprocess.Popen(
-                [sys.executable, "-c", SERVER, url, str(port), str(args.bot_delay), args.redis],
-                env=env,
-            )
-            for port in ports
-        ]
-        try:
-            for base, server in zip(bases, servers, strict=True):
-                wait_started(base, server)
-            figures = asyncio.run(soak(args, bases, [s.pid for s in servers]))
-        finally:
-            for server in servers:
-                server.terminate()
-            for server in servers:
-                server.wait(timeout=30)
+    with servers(args, "soak") as running:
+        bases = [base for base, _ in running]
+        figures = asyncio.run(soak(args, bases, [server.pid for _, server in running]))
     figures["load_average"] = {"before": load_before, "after": list(os.getloadavg())}
     print(
         f"{figures['games_played']} games in {args.minutes} min, growth after 5 min "
