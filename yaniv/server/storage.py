@@ -363,48 +363,18 @@ class Store:
         same = [r for r in known if self._written.get(r.code) == (r.rules, r.seats)]
         changed = [r for r in known if self._written.get(r.code) != (r.rules, r.seats)]
         table = RoomRow.__table__
-        if same:
-            session.connection().execute(
-                update(table)  # type: ignore[arg-type]
-                .where(table.c.code == bindparam("b_code"))
-                .values(
-                    status=bindparam("b_status"),
-                    record=bindparam("b_record"),
-                    move_ids=bindparam("b_ids"),
-                ),
-                [
-                    {
-                        "b_code": r.code,
-                        "b_status": r.status,
-                        "b_record": r.record,
-                        "b_ids": r.move_ids,
-                    }
-                    for r in same
-                ],
-            )
-        if changed:
-            session.connection().execute(
-                update(table)  # type: ignore[arg-type]
-                .where(table.c.code == bindparam("b_code"))
-                .values(
-                    rules=bindparam("b_rules"),
-                    seats=bindparam("b_seats"),
-                    status=bindparam("b_status"),
-                    record=bindparam("b_record"),
-                    move_ids=bindparam("b_ids"),
-                ),
-                [
-                    {
-                        "b_code": r.code,
-                        "b_rules": r.rules,
-                        "b_seats": r.seats,
-                        "b_status": r.status,
-                        "b_record": r.record,
-                        "b_ids": r.move_ids,
-                    }
-                    for r in changed
-                ],
-            )
+        # A move changes neither the rules nor the seats: those are written only when changed.
+        for rows, fields in (
+            (same, ("status", "record", "move_ids")),
+            (changed, ("rules", "seats", "status", "record", "move_ids")),
+        ):
+            if rows:
+                session.connection().execute(
+                    update(table)  # type: ignore[arg-type]
+                    .where(table.c.code == bindparam("b_code"))
+                    .values({f: bindparam(f"b_{f}") for f in fields}),
+                    [{"b_code": r.code, **{f"b_{f}": getattr(r, f) for f in fields}} for r in rows],
+                )
         for r in rooms:
             if r.code not in self._stored:
                 row = session.get(RoomRow, r.code)
