@@ -1,14 +1,35 @@
-"""Engine throughput: random play, legal-move generation, greedy games.
+"""Engine throughput: random play, legal-move generation, greedy games, on both paths.
 
-    python benchmarks/engine.py          # a table
-    python benchmarks/engine.py --json   # ... and one JSON object as the last line
+    python benchmarks/engine.py                  # a table, compiled core and pure Python
+    python benchmarks/engine.py --json           # ... and one JSON object as the last line
+    python benchmarks/engine.py --path pure      # one path only (compiled, pure or both)
+    python benchmarks/engine.py --rules "yaniv_threshold=7 pickup=ends"   # other greedy rules
 
-Greedy: call Yaniv whenever allowed, discard the legal discard worth the most points, draw a
-pickable card worth less than 5 (and less than the best card just discarded, or two greedy
-players can swap equal cards forever) or else the stock.
+Each figure is measured on the compiled core and on the pure-Python engine (``compiled`` and
+``pure`` in the keys; games made with ``Game.new(compiled=...)`` in one process); the compiled
+one only where the core is built.
+
+Greedy moves per second (the like-for-like figure of issue 20, beside another engine's): under
+``--rules`` (``KEY=VALUE`` options over the standard rules; by default threshold 5, limit 100,
+caller-only Assaf +30, subtract 50 at multiples of 50, jokers in sets, run ends / set any
+pickup, the caller starts), every seat calls Yaniv whenever allowed, else discards the
+highest-valued legal discard (the first listed of equal value), then takes the lowest-valued
+takeable pile card if it is worth under 5, else the stock. A Yaniv call counts one move, a
+discard and its draw two (the engine's own moves). Under these rules two greedy hands can
+swap equal cards for ever: a game still going after 2,000 moves (1,000 turns, the turn limit
+of jdross/yaniv's own benchmark) is ended there and counted (``greedy_cut_off_*``, of
+``greedy_games_*``).
+
+Greedy games per second (standard rules): the same policy, but a pile card is taken only if it
+is also worth less than the best card just discarded, which keeps such swaps from starting.
 
 Random play is also given per CPU second of this process, steadier than the wall clock on a
-shared machine; the load average at the start says how shared it was.
+shared machine; the load average at the start says how shared it was. Its moves are drawn
+with ``random()`` (``randrange`` would cost the loop more than the engine's own move).
+
+Each throughput figure follows a warm-up run of ``--warmup`` seconds (the same games): the
+tables of legal discards per rank and per suit fill during the first seconds of a process,
+and the figures are of the steady state a long simulation runs in.
 """
 
 from __future__ import annotations
@@ -19,54 +40,104 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+from operator import attrgetter
 
-from yaniv import discards
+from yaniv import compiled, discards
 from yaniv.cards import VALUE
 from yaniv.game import Game, Phase
 from yaniv.moves import DRAW_STOCK, DRAWS, YANIV, Move
 from yaniv.rules import RuleSet
 
 STANDARD = RuleSet()
+#: The rules of the like-for-like greedy figure (issue 20), as ``--rules`` text.
+LIKE_FOR_LIKE = (
+    "yaniv_threshold=5 score_limit=100 assaf_scoring=caller_only assaf_penalty=30 "
+    "bonus=subtract bonus_step=50 bonus_amount=50 jokers_in_sets=true "
+    "pickup=run_ends_set_any next_starter=caller"
+)
+#: A greedy game still going after this many moves is ended there (see the docstring).
+GREEDY_CUT_OFF = 2_000
+_DRAW, _START, _ROUND_OVER, _GAME_OVER = Phase.DRAW, Phase.START, Phase.ROUND_OVER, Phase.GAME_OVER
+_POINTS = attrgetter("value")
 
 
-def random_moves(seconds: float, players: int = 4) -> int:
-    """Uniformly random legal moves across whole games for ``seconds``; returns the count."""
-    rng = random.Random(1)
+def paths() -> list[tuple[str, bool]]:
+    """The paths to measure: the compiled core (where built) and pure Python."""
+    return ([("compiled", True)] if compiled.AVAILABLE is not None else []) + [("pure", False)]
+
+
+def random_moves(seconds: float, players: int = 4, path: bool | None = None) -> int:
+    """Uniformly random legal moves across whole games for ``seconds``; returns the count.
+    ``path``: the compiled core (True), pure Python (False), or the default (None)."""
+    draw = random.Random(1).random  # randrange costs the loop half a microsecond more
     moves = 0
     seed = 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
-        game = Game.new(STANDARD, players, seed)
+        game = Game.new(STANDARD, players, seed, compiled=path)
         seed += 1
+        legal_moves, apply = game.legal_moves, game.apply
         while True:
             phase = game.phase
-            if phase is Phase.ROUND_OVER:
+            if phase is _ROUND_OVER:
                 game.next_round()
                 continue
-            if phase is Phase.GAME_OVER:
+            if phase is _GAME_OVER:
                 break
-            legal = game.legal_moves()
-            game.apply(legal[rng.randrange(len(legal))])
+            legal = legal_moves()
+            apply(legal[int(draw() * len(legal))])
             moves += 1
     return moves
 
 
-def random_play(seconds: float, players: int = 4) -> tuple[float, float]:
+def random_play(seconds: float, players: int = 4, path: bool | None = None) -> tuple[float, float]:
     """Uniformly random legal moves, across whole games: (moves per wall-clock second, moves
     per CPU second of this process; the second is steadier on a shared machine)."""
     wall, cpu = time.perf_counter(), time.process_time()
-    moves = random_moves(seconds, players)
+    moves = random_moves(seconds, players, path)
     return moves / (time.perf_counter() - wall), moves / (time.process_time() - cpu)
 
 
-def start_positions(count: int) -> list[Game]:
+def greedy_moves(
+    seconds: float, players: int, rules: RuleSet, path: bool | None = None
+) -> tuple[float, float, int, int]:
+    """The like-for-like greedy figure: (moves per wall-clock second, per CPU second, games,
+    games cut off), over whole games for about ``seconds``."""
+    moves = cut = seed = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    deadline = wall + seconds
+    while time.perf_counter() < deadline:
+        game = Game.new(rules, players, seed, compiled=path)
+        seed += 1
+        legal_moves, apply = game.legal_moves, game.apply
+        left = GREEDY_CUT_OFF
+        while left:
+            phase = game.phase
+            if phase is _ROUND_OVER:
+                game.next_round()
+                continue
+            if phase is _GAME_OVER:
+                break
+            if phase is _DRAW:  # the draws are the stock and the pickable cards
+                best = min(game.pickable, key=VALUE.__getitem__)
+                apply(DRAWS[best] if VALUE[best] < 5 or not game.stock else DRAW_STOCK)
+            else:
+                legal = legal_moves()
+                apply(YANIV if legal[0] is YANIV else max(legal, key=_POINTS))
+            left -= 1
+        moves += GREEDY_CUT_OFF - left
+        cut += not left
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return moves / wall, moves / cpu, seed, cut
+
+
+def start_positions(count: int, path: bool | None = None) -> list[Game]:
     """Start-of-turn positions from random standard games, 4 players."""
     rng = random.Random(2)
     out: list[Game] = []
     seed = 0
     while len(out) < count:
-        game = Game.new(STANDARD, 4, seed)
+        game = Game.new(STANDARD, 4, seed, compiled=path)
         seed += 1
         while game.phase < Phase.ROUND_OVER and len(out) < count:
             if game.phase is Phase.START and rng.random() < 0.3:
@@ -86,7 +157,7 @@ def legal_moves_us(positions: list[Game], cold: bool) -> float:
     reps = 1 if cold else 200
     for game in positions:
         if cold:
-            for table in discards._TABLES.values():
+            for table in [*discards._TABLES.values(), *discards._CTABLES.values()]:
                 table.clear()
         else:
             game.legal_moves()
@@ -113,13 +184,13 @@ def greedy_move(game: Game) -> Move:
     return max(legal, key=lambda m: m.value)  # type: ignore[union-attr]
 
 
-def greedy_games(seconds: float, players: int) -> float:
+def greedy_games(seconds: float, players: int, path: bool | None = None) -> float:
     """Whole greedy games per second."""
     games = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        game = Game.new(STANDARD, players, games)
+        game = Game.new(STANDARD, players, games, compiled=path)
         while True:
             phase = game.phase
             if phase is Phase.ROUND_OVER:
@@ -134,45 +205,62 @@ def greedy_games(seconds: float, players: int) -> float:
 
 def main() -> None:
     """Run every benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput figure")
+    parser.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds per figure")
+    parser.add_argument(
+        "--rules", default=LIKE_FOR_LIKE, help="KEY=VALUE options of the greedy moves figure"
+    )
+    parser.add_argument("--path", choices=("both", "compiled", "pure"), default="both")
     args = parser.parse_args()
+    rules = RuleSet.from_preset_and_options("standard", args.rules.split())
+    chosen = [(name, flag) for name, flag in paths() if args.path in ("both", name)]
 
-    figures: dict[str, float] = {"load_average_1m": round(os.getloadavg()[0], 2)}
-    per_wall, per_cpu = random_play(args.seconds)
-    figures["random_moves_per_s"] = round(per_wall, 1)
-    figures["random_moves_per_cpu_s"] = round(per_cpu, 1)
-    print(f"{'random-play moves per second (4 players)':<48} {per_wall:>12,.1f}")
-    print(f"{'... per CPU second of this process':<48} {per_cpu:>12,.1f}")
-    runs: list[tuple[str, str, Callable[[], float]]] = [
-        (
-            "greedy_games_per_s_2p",
-            "greedy games per second, 2 players",
-            lambda: greedy_games(args.seconds, 2),
-        ),
-        (
-            "greedy_games_per_s_4p",
-            "greedy games per second, 4 players",
-            lambda: greedy_games(args.seconds, 4),
-        ),
-    ]
-    for key, label, run in runs:
-        figures[key] = round(run(), 1)
-        print(f"{label:<48} {figures[key]:>12,.1f}")
-    positions = start_positions(2000)
-    figures["legal_moves_us_median"] = round(legal_moves_us(positions, cold=False), 3)
-    print(
-        f"{'legal_moves() at a turn start, median us (warm)':<48} "
-        f"{figures['legal_moves_us_median']:>12.3f}"
-    )
-    figures["legal_moves_cold_us_median"] = round(legal_moves_us(positions[:500], cold=True), 3)
-    print(
-        f"{'... first time a hand is seen, median us (cold)':<48} "
-        f"{figures['legal_moves_cold_us_median']:>12.3f}"
-    )
-    figures["greedy_games_per_s"] = figures["greedy_games_per_s_4p"]
-    print(f"{'load average (1 min) at the start':<48} {figures['load_average_1m']:>12.2f}")
+    figures: dict[str, float | str] = {
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "greedy_rules": args.rules,
+    }
+
+    def show(key: str, label: str, value: float, digits: int = 1) -> None:
+        figures[key] = round(value, digits)
+        print(f"{label:<58} {value:>12,.{digits}f}")
+
+    for name, flag in chosen:
+        if args.warmup > 0:
+            random_moves(args.warmup, 4, flag)
+            for players in (4, 2):
+                greedy_moves(args.warmup, players, rules, flag)
+        per_wall, per_cpu = random_play(args.seconds, 4, flag)
+        show(f"random_moves_per_s_{name}", f"[{name}] random-play moves/s (4 players)", per_wall)
+        show(f"random_moves_per_cpu_s_{name}", f"[{name}] ... per CPU second", per_cpu)
+        for players in (4, 2):
+            wall, cpu, games, cut = greedy_moves(args.seconds, players, rules, flag)
+            key = f"greedy_moves_per_s_{players}p_{name}"
+            show(key, f"[{name}] greedy moves/s, --rules, {players} players", wall)
+            show(f"greedy_moves_per_cpu_s_{players}p_{name}", f"[{name}] ... per CPU second", cpu)
+            figures[f"greedy_games_{players}p_{name}"] = games
+            figures[f"greedy_cut_off_{players}p_{name}"] = cut
+        for players in (2, 4):
+            show(
+                f"greedy_games_per_s_{players}p_{name}",
+                f"[{name}] greedy games/s, standard, {players} players",
+                greedy_games(args.seconds, players, flag),
+            )
+        positions = start_positions(2000, flag)
+        show(
+            f"legal_moves_us_median_{name}",
+            f"[{name}] legal_moves() at a turn start, median us (warm)",
+            legal_moves_us(positions, cold=False),
+            3,
+        )
+        show(
+            f"legal_moves_cold_us_median_{name}",
+            f"[{name}] ... first time a hand is seen, median us (cold)",
+            legal_moves_us(positions[:500], cold=True),
+            3,
+        )
+    print(f"{'load average (1 min) at the start':<58} {figures['load_average_1m']:>12.2f}")
     if args.json:
         print(json.dumps(figures))
 

@@ -524,3 +524,38 @@ def test_state_result_infos_and_max_cycles() -> None:
         raw_env(players=2, max_cycles=3, max_steps=4)
     with pytest.raises(SetupError, match="max_cycles=0"):
         raw_env(players=2, max_cycles=0)
+
+
+@pytest.mark.parametrize(
+    ("preset", "players"), [("standard", 2), ("slapdown", 3), ("draw_first", 5), ("hebrew", 8)]
+)
+def test_random_opponents_play_from_the_game_as_from_their_views(preset: str, players: int) -> None:
+    """The level ``random`` chooses from the game itself in the Gymnasium env (no view at each
+    turn): the very games it plays from its views, move for move and byte for byte."""
+    from yaniv import record
+    from yaniv.bots import get_bot
+    from yaniv.envs import YanivEnv
+
+    def opponents() -> list[object]:  # a level by name, and a bot given as an object
+        return ["random", get_bot("random", seed=4), *["random"] * (players - 3)][: players - 1]
+
+    fast = YanivEnv(preset, players, opponents(), seat=1)
+    slow = YanivEnv(preset, players, opponents(), seat=1)
+    slow._from_game = False
+    rng = random.Random(players)
+    for episode in range(4):
+        obs_f, _ = fast.reset(seed=episode)
+        obs_s, _ = slow.reset(seed=episode)
+        assert any(p is not None for p in fast._game_players)
+        assert all(p is None for p in slow._game_players)
+        for _ in range(3000):
+            assert np.array_equal(obs_f["observation"], obs_s["observation"])
+            assert np.array_equal(obs_f["action_mask"], obs_s["action_mask"])
+            action = int(rng.choice(np.flatnonzero(obs_f["action_mask"])))
+            obs_f, r_f, done_f, _, _ = fast.step(action)
+            obs_s, r_s, done_s, _, _ = slow.step(action)
+            assert (r_f, done_f) == (r_s, done_s)
+            if done_f:
+                break
+        assert done_f
+        assert record.dumps(fast.game) == record.dumps(slow.game)

@@ -12,8 +12,9 @@ with bit ``card`` set for each card it holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from . import compiled as _compiled
 from .errors import CardError, quoted
 
 Card = int
@@ -123,14 +124,23 @@ def mask_of(cards: Iterable[Card]) -> int:
     return m
 
 
-def cards_of(mask: int) -> list[Card]:
-    """The cards of a bitmask, in ascending card order."""
+def cards_of_pure(mask: int) -> list[Card]:
+    """The cards of a bitmask, in ascending card order (in pure Python: the reference)."""
     out: list[Card] = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+#: The cards of a bitmask, in ascending card order: the compiled core's where it runs (the
+#: same lists; it asks ``cards_of_pure`` for what is not a mask of 64 bits).
+cards_of: Callable[[int], list[Card]] = cards_of_pure
+if _compiled.AVAILABLE is not None:
+    _compiled.AVAILABLE.set_cards_of_fallback(cards_of_pure)
+if _compiled.core is not None:
+    cards_of = _compiled.core.cards_of
 
 
 def hand_value(cards: Iterable[Card]) -> int:

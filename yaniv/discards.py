@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar, TypeVar, cast
 
+from . import compiled as _compiled
 from .cards import RANK, SUIT, Card, cards_of, cards_text
 from .moves import Discard, Move
 from .rules import RuleSet
@@ -245,8 +246,14 @@ _TABLE_LIMIT = 1 << 15
 _TABLES: dict[Variant, dict[int, MoveList[Discard]]] = {}
 _SETS: dict[Variant, dict[int, tuple[Discard, ...]]] = {}
 _RUNS: dict[Variant, dict[int, tuple[Discard, ...]]] = {}
-#: Per rule variant: the function that serves a hand's discards from those tables.
-_LISTERS: dict[Variant, Callable[[int], MoveList[Discard]]] = {}
+#: Per rule variant and path (True: compiled): the function that serves a hand's discards
+#: from those tables. The compiled lister keeps its own table of whole hands and shares the
+#: per-rank and per-suit tables, which the same Python functions fill.
+_LISTERS: dict[tuple[Variant, bool], Callable[[int], MoveList[Discard]]] = {}
+#: Per rule variant: the compiled lister's whole hands -> their discards.
+_CTABLES: dict[Variant, dict[int, MoveList[Discard]]] = {}
+#: Per rule variant: the functions that make (and keep) a rank's sets and a suit's runs.
+_PARTS: dict[Variant, tuple[Callable[[int], tuple[Discard, ...]], ...]] = {}
 #: The joker pair (R8's ``joker_pair``), in its one laid order.
 JOKER_PAIR = Discard((52, 53))
 
@@ -270,13 +277,34 @@ def legal_discards(hand: int, rules: RuleSet) -> MoveList[Discard]:
     return discards_of(rules)(hand)
 
 
-def discards_of(rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
+def discards_of(rules: RuleSet, compiled: bool | None = None) -> Callable[[int], MoveList[Discard]]:
     """``legal_discards`` for these rules, as a function of the hand alone (a game keeps one:
-    its hot loop then skips finding the rules' tables at every turn)."""
+    its hot loop then skips finding the rules' tables at every turn). ``compiled``: the
+    compiled core's (True, where it is built) or the pure-Python one (False); by default, as
+    ``yaniv.compiled`` chooses. Both give equal lists of the same Discard objects."""
     key = variant(rules)
-    found = _LISTERS.get(key)
+    core = _compiled.choose(compiled)
+    found = _LISTERS.get((key, core is not None))
     if found is None:
-        found = _LISTERS[key] = _lister(key, rules)
+        pure = _LISTERS.get((key, False))
+        if pure is None:
+            pure = _LISTERS[key, False] = _lister(key, rules)
+        found = pure
+        if core is not None:
+            found = _LISTERS[key, True] = core.Lister(
+                _CTABLES.setdefault(key, {}),
+                _SETS[key],
+                _RUNS[key],
+                _list_type(key, rules),
+                _SINGLES,
+                *_PARTS[key],
+                JOKER_PAIR if rules.joker_pair else None,
+                rules.jokers_in_sets,
+                rules.joker_in_run != "never",
+                rules.run_naturals,
+                _TABLE_LIMIT,
+                pure,
+            )
     return found
 
 
@@ -322,6 +350,8 @@ def _lister(key: Variant, rules: RuleSet) -> Callable[[int], MoveList[Discard]]:
             )
         return found
 
+    # The compiled lister composes from the same parts, made by these same functions.
+    _PARTS[key] = (of_rank, of_suit)
     return lister
 
 

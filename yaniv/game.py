@@ -11,11 +11,14 @@ the unchecked fast path, and ``clone()`` is cheap. Hands are bitmasks of card in
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from hashlib import sha512
+from typing import Any, cast
 
+from . import compiled as _compiled
 from . import discards as D
 from .cards import NAMES, VALUE, Card, cards_of, cards_text, deck, mask_of, parse_cards
 from .errors import CardError, IllegalMoveError, RuleError, SetupError, is_whole
@@ -35,7 +38,7 @@ from .moves import (
     parse_move,
 )
 from .rules import RuleSet
-from .scoring import score_round
+from .scoring import RoundScore, score_round
 from .state import Deal, Phase, ResultKind, RoundLog, RoundResult
 from .view import SPECTATOR, PlayerView
 
@@ -99,6 +102,7 @@ class Game:
         "_veil",
         "_seen_cache",
         "_discards",
+        "_fast",
     )
 
     rules: RuleSet
@@ -136,6 +140,7 @@ class Game:
     _seen_cache: dict[int | None, tuple[int, list[Event]]]  # per seat: this round's events
     # it may see, and how many of the round's events that covers (views ask at every turn)
     _discards: Callable[[int], D.MoveList[Discard]]  # the rules' legal discards of a hand
+    _fast: bool  # whether the compiled core plays this game's hot paths
 
     # ----------------------------------------------------------------- construction
 
@@ -149,17 +154,20 @@ class Game:
         rng: random.Random | None = None,
         names: Sequence[str] | None = None,
         deal: Deal | None = None,
+        compiled: bool | None = None,
     ) -> Game:
         """A new game, its first round dealt: seat 0 deals and seat 1 starts (R4, R6).
 
         Every shuffle is derived from ``seed``, the round and the refill number, so a clone or
         a game resumed from its record deals exactly as the original. Without a seed, one is
         drawn from ``rng`` (or from the system's randomness) and kept in the record. A recorded
-        ``deal`` replaces the first shuffle.
+        ``deal`` replaces the first shuffle. ``compiled`` chooses the compiled core (True,
+        where it is built) or the pure-Python engine (False) for this game; by default, as
+        ``yaniv.compiled`` says. Both play exactly the same game.
         """
         rules = rules or RuleSet()
         _check_players(players, rules)
-        game = cls._blank(rules, players, names)
+        game = cls._blank(rules, players, names, compiled)
         game.seed = _seed(seed, rng)
         game.round_no = 0
         if deal is not None:
@@ -186,6 +194,7 @@ class Game:
         round_no: int = 1,
         refills: int = 0,
         veil: Mapping[str, Any] | None = None,
+        compiled: bool | None = None,
     ) -> Game:
         """A position, like a FEN for a chess board; ``position()`` gives it back.
 
@@ -196,8 +205,8 @@ class Game:
         discard), ``discard`` (draw-first, after the draw: ``drawn`` is the card taken from the
         pile, or None after a stock draw) or ``slap`` (``drawn`` is the stock card that may be
         slapped; ``veil``, with ``pile`` and ``stock_size``, is what the others see: the
-        position before that draw). Cards are ints or notation. Raises
-        SetupError naming what cannot be.
+        position before that draw). Cards are ints or notation; ``compiled`` is as for
+        ``new``. Raises SetupError naming what cannot be.
         """
         if not isinstance(rules, RuleSet):
             try:
@@ -273,7 +282,7 @@ class Game:
         if not is_whole(refills) or not 0 <= refills <= MAX_SCORE:
             raise SetupError(f"refills {refills!r}: expected a whole number from 0")
 
-        game = cls._blank(rules, n, names)
+        game = cls._blank(rules, n, names, compiled)
         game.seed = _seed(seed, None)
         game.round_no = round_no
         game._refill_no = refills
@@ -311,7 +320,9 @@ class Game:
         return game
 
     @classmethod
-    def _blank(cls, rules: RuleSet, n: int, names: Sequence[str] | None) -> Game:
+    def _blank(
+        cls, rules: RuleSet, n: int, names: Sequence[str] | None, compiled: bool | None = None
+    ) -> Game:
         game = cls.__new__(cls)
         game.rules = rules
         game.n = n
@@ -347,7 +358,8 @@ class Game:
         game._past_cache = []
         game._veil = None
         game._seen_cache = {}
-        game._discards = D.discards_of(rules)
+        game._fast = _compiled.choose(compiled) is not None
+        game._discards = D.discards_of(rules, game._fast)
         return game
 
     def _set_hand(self, seat: int, cards: Sequence[Card]) -> None:
@@ -372,10 +384,12 @@ class Game:
                 else:
                     hands.append(tuple(cards[k : k + h]))
                     k += h
-            deal = Deal(tuple(hands), cards[k], tuple(cards[k + 1 :]), starter)
+            make = _make_deal if self._fast else Deal
+            deal = make(tuple(hands), cards[k], tuple(cards[k + 1 :]), starter)
         self.deal = deal
-        for s, hand in enumerate(deal.hands):
-            self._set_hand(s, hand)
+        if not (self._fast and _core_lay_hands(self, deal.hands)):
+            for s, hand in enumerate(deal.hands):
+                self._set_hand(s, hand)
         self.stock = list(deal.stock[::-1])
         self.pile = [(deal.up,)]
         self.kinds = [D.SINGLE]
@@ -417,7 +431,18 @@ class Game:
 
     def _shuffle(self, cards: list[Card]) -> None:
         """Shuffle from the seed, the round and the refill number (0 for the deal) alone."""
-        random.Random(f"yaniv:{self.seed}:{self.round_no}:{self._refill_no}").shuffle(cards)
+        text = f"yaniv:{self.seed}:{self.round_no}:{self._refill_no}"
+        if self._fast and _core_seeded_shuffle is not None:
+            # random.Random(text)'s own shuffle, without making the generator: from the int
+            # random.seed makes of a text (its bytes, then their SHA-512 digest).
+            raw = text.encode()
+            _core_seeded_shuffle(int.from_bytes(raw + sha512(raw).digest()), cards)
+            return
+        rng = random.Random(text)
+        if self._fast and _core_shuffle is not None:
+            _core_shuffle(rng.getrandbits, cards)
+        else:
+            rng.shuffle(cards)
 
     def clone(self) -> Game:
         """An independent copy (finished rounds are shared: they never change)."""
@@ -454,6 +479,7 @@ class Game:
         g._veil = self._veil
         g._seen_cache = {}
         g._discards = self._discards
+        g._fast = self._fast
         return g
 
     # ----------------------------------------------------------------- queries
@@ -602,6 +628,12 @@ class Game:
         ``move in game.legal_moves()`` is True exactly when the move is legal: a set laid in
         another order than the one listed is found too (R9).
         """
+        if self._fast:
+            return _core_legal_moves(self)  # type: ignore[no-any-return]
+        return self._legal_moves()
+
+    def _legal_moves(self) -> Sequence[Move]:
+        """``legal_moves`` in pure Python: the reference, and the compiled core's fallback."""
         phase = self.phase
         if phase == _START:
             rules = self.rules
@@ -710,6 +742,12 @@ class Game:
 
     def apply(self, move: Move) -> RoundResult | None:
         """Make a legal move without checking it (the fast path for bots and simulations)."""
+        if self._fast:
+            return _core_apply(self, move)  # type: ignore[no-any-return]
+        return self._apply(move)
+
+    def _apply(self, move: Move) -> RoundResult | None:
+        """``apply`` in pure Python: the reference, and the compiled core's fallback."""
         p = self._to_move
         self.moves.append((p, move))
         if isinstance(move, Discard):
@@ -843,24 +881,29 @@ class Game:
     # ----------------------------------------------------------------- showdown and scores
 
     def _showdown(self, caller: int) -> RoundResult:
-        # The scoring's one home (R14-R20): yaniv.scoring, also the score keeper's.
-        scored = score_round(self.rules, self.scores, self.out, self.values, caller)
+        # The scoring's one home (R14-R20): yaniv.scoring, also the score keeper's (the
+        # compiled core's twin of it where this game runs on the core).
+        fast = self._fast
+        scorer = score_round  # read at each call: whoever replaces it here is asked instead
+        if fast and scorer is _SCORE_ROUND:
+            scorer = _core_score_round
+        scored = scorer(self.rules, self.scores, self.out, self.values, caller)
         self.scores[:] = scored.scores
         self.out[:] = scored.out
         winners = scored.game_winners
-        result = RoundResult(
-            kind=scored.kind,
-            caller=caller,
-            hands=tuple(tuple(cards_of(h)) for h in self.hands),
-            hand_values=scored.hand_values,
-            assafers=scored.assafers,
-            points=scored.points,
-            bonuses=scored.bonuses,
-            scores=scored.scores,
-            newly_out=scored.newly_out,
-            winner=scored.winner,
-            next_starter=scored.next_starter,
-            game_winners=winners,
+        result = (_make_result if fast else RoundResult)(
+            scored.kind,
+            caller,
+            tuple(tuple(cards_of(h)) for h in self.hands),
+            scored.hand_values,
+            scored.assafers,
+            scored.points,
+            scored.bonuses,
+            scored.scores,
+            scored.newly_out,
+            scored.winner,
+            scored.next_starter,
+            winners,
         )
         self.result = result
         self.winners = winners
@@ -869,7 +912,8 @@ class Game:
         self._to_move = -1
         self._veil = None  # a slap that ends the round (R22) closes its window for everyone
         if self.deal is not None:
-            self.history.append(RoundLog(self.deal, tuple(self.moves), tuple(self.refills), result))
+            log = _make_log if fast else RoundLog
+            self.history.append(log(self.deal, tuple(self.moves), tuple(self.refills), result))
         return result
 
     # ----------------------------------------------------------------- views and text
@@ -892,28 +936,58 @@ class Game:
             phase = _DRAW
             pile, stock_size = veil.pile, veil.stock_size
             sizes = tuple(c - (s == self._to_move) for s, c in enumerate(self.counts))
-        return PlayerView(
+        hand = () if seat is None else tuple(cards_of(self.hands[seat]))
+        known = tuple(tuple(cards_of(k)) for k in self.known)
+        drawn = self.drawn if own_turn and self.drawn >= 0 else None
+        legal = D.move_list(self.legal_moves() if own_turn else (), self.rules)
+        starter = None if self.deal is None else self.deal.starter
+        history = tuple(r.result.scores for r in self.history)
+        if self._fast:  # the same view, made without the dataclass's __init__ (in field order)
+            return _make_view(
+                SPECTATOR if seat is None else seat,
+                self.rules,
+                self.names,
+                self.round_no,
+                phase,
+                to_move,
+                hand,
+                sizes,
+                tuple(self.scores),
+                tuple(self.out),
+                pile,
+                self.pickable,
+                stock_size,
+                known,
+                drawn,
+                legal,
+                self.round_events(seat),
+                starter,
+                self.result,
+                self.winners,
+                history,
+            )
+        return PlayerView(  # by keyword: tests/test_core.py holds the two ways alike
             seat=SPECTATOR if seat is None else seat,
             rules=self.rules,
             names=self.names,
             round_no=self.round_no,
             phase=phase,
             to_move=to_move,
-            hand=() if seat is None else tuple(cards_of(self.hands[seat])),
+            hand=hand,
             hand_sizes=sizes,
             scores=tuple(self.scores),
             out=tuple(self.out),
             pile=pile,
             pickable=self.pickable,
             stock_size=stock_size,
-            known=tuple(tuple(cards_of(k)) for k in self.known),
-            drawn=self.drawn if own_turn and self.drawn >= 0 else None,
-            legal_moves=D.move_list(self.legal_moves() if own_turn else (), self.rules),
+            known=known,
+            drawn=drawn,
+            legal_moves=legal,
             events=self.round_events(seat),
-            starter=None if self.deal is None else self.deal.starter,
+            starter=starter,
             result=self.result,
             winners=self.winners,
-            score_history=tuple(r.result.scores for r in self.history),
+            score_history=history,
         )
 
     def position(self) -> dict[str, Any]:
@@ -955,6 +1029,120 @@ class Game:
             f"hands=[{hands}] pile_top={cards_text(self.pile[-1]) if self.pile else '-'} "
             f"stock={len(self.stock)} scores={self.scores}>"
         )
+
+
+#: The compiled core's apply and legal_moves, for the games where ``_fast`` is set (only
+#: where the core is built; the pure methods stand in for them otherwise).
+_core_apply: Callable[[Game, Move], Any] = Game._apply
+_core_legal_moves: Callable[[Game], Any] = Game._legal_moves
+#: The compiled shuffle, where it gives this Python's own shuffle's orders (checked here).
+_core_shuffle: Callable[[Callable[[int], int], list[Card]], None] | None = None
+#: The compiled twin of scoring.score_round, and the round's values made without their
+#: dataclasses' __init__ (the same objects), for the games where ``_fast`` is set.
+_core_score_round: Callable[..., RoundScore] = score_round
+#: scoring.py's own score_round, which the compiled twin stands for (and only it).
+_SCORE_ROUND = score_round
+_make_result: Callable[..., RoundResult] = RoundResult
+_make_log: Callable[..., RoundLog] = RoundLog
+_make_deal: Callable[..., Deal] = Deal
+_make_view: Callable[..., PlayerView] = PlayerView
+
+
+def _no_lay_hands(game: Game, hands: tuple[tuple[Card, ...], ...]) -> bool:
+    """Where the core is not built: the hands are set in Python."""
+    return False
+
+
+#: The compiled _set_hand of every seat of a deal (False: not done, set them in Python).
+_core_lay_hands: Callable[[Game, tuple[tuple[Card, ...], ...]], bool] = _no_lay_hands
+
+
+def _builder(cls: type[Any]) -> Callable[..., Any]:
+    """The compiled core's ``cls(*values)`` for a frozen dataclass with slots."""
+    assert _compiled.AVAILABLE is not None
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    return cast("Callable[..., Any]", _compiled.AVAILABLE.Builder(cls, names))
+
+
+#: The compiled random.Random(text).shuffle, where it gives this Python's orders (checked).
+_core_seeded_shuffle: Callable[[int, list[Card]], None] | None = None
+
+
+def _same_seeded_shuffle(shuffle: Callable[[int, list[Card]], None]) -> bool:
+    """Whether ``shuffle`` orders as ``random.Random(text).shuffle``, seeded as game.py seeds."""
+    for n in (0, 1, 2, 5, 33, 54):
+        for text in ("a", "yaniv:1:2:3", "yaniv:-77:1:0", f"yaniv:{2**70}:9:4"):
+            mine, theirs = list(range(n)), list(range(n))
+            raw = text.encode()
+            shuffle(int.from_bytes(raw + sha512(raw).digest()), mine)
+            random.Random(text).shuffle(theirs)
+            if mine != theirs:
+                return False
+    return True
+
+
+def _same_shuffle(shuffle: Callable[[Callable[[int], int], list[Card]], None]) -> bool:
+    """Whether ``shuffle`` orders as ``random.Random.shuffle`` does, on a few seeds and sizes."""
+    for n in (0, 1, 2, 5, 33, 54):
+        for seed in ("a", "yaniv:1:2:3"):
+            mine, theirs = list(range(n)), list(range(n))
+            shuffle(random.Random(seed).getrandbits, mine)
+            random.Random(seed).shuffle(theirs)
+            if mine != theirs:
+                return False
+    return True
+
+
+if _compiled.AVAILABLE is not None:
+    _core_apply, _core_legal_moves = _compiled.AVAILABLE.apply, _compiled.AVAILABLE.legal_moves
+    if _same_shuffle(_compiled.AVAILABLE.shuffle):
+        _core_shuffle = _compiled.AVAILABLE.shuffle
+    if _same_seeded_shuffle(_compiled.AVAILABLE.seeded_shuffle):
+        _core_seeded_shuffle = _compiled.AVAILABLE.seeded_shuffle
+    # What the compiled apply and legal_moves need of this module: the Game's slots, the move
+    # and event types, the tables, and the pure methods they leave the rarer turns to. It
+    # gives back Game.apply and Game.legal_moves as compiled methods that do what the Python
+    # ones above do (the core for the games where ``_fast`` is set, the pure methods for the
+    # others), without a Python call on the way: they replace them on the class.
+    _methods = _compiled.AVAILABLE.setup(
+        Game,
+        RuleSet,
+        Discard,
+        Draw,
+        Yaniv,
+        Discarded,
+        Drew,
+        _START,
+        _DRAW,
+        VALUE,
+        D.classify,
+        D.pickable,
+        YANIV,
+        DRAW_STOCK,
+        DRAWS,
+        _DRAWS_OF,
+        _DRAWS_LIMIT,
+        Game._apply,
+        Game._legal_moves,
+        D.SINGLE,
+        D.BROKEN,
+        Game.apply.__doc__ or "",
+        Game.legal_moves.__doc__ or "",
+    )
+    for _name, _method in zip(("apply", "legal_moves"), _methods, strict=True):
+        setattr(Game, _name, _method)
+    _make_result, _make_log, _make_deal = _builder(RoundResult), _builder(RoundLog), _builder(Deal)
+    _make_view = _builder(PlayerView)
+    _compiled.AVAILABLE.setup_scoring(
+        score_round,
+        _builder(RoundScore),
+        ResultKind.YANIV,
+        ResultKind.ASSAF,
+        ResultKind.DELIBERATE,
+        RuleSet,
+    )
+    _core_score_round = _compiled.AVAILABLE.score_round
+    _core_lay_hands = _compiled.AVAILABLE.lay_hands
 
 
 def _check_players(n: int, rules: RuleSet) -> None:

@@ -102,8 +102,9 @@ class PlayerView:
 
     # ------------------------------------------------------------- JSON
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; cards and moves in notation."""
+    def to_dict(self, events: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict; cards and moves in notation (``events=False``: the events left
+        out, an empty list, for a caller that encodes them itself: yaniv/server/journal.py)."""
         return {
             "version": VIEW_VERSION,
             "seat": None if self.seat == SPECTATOR else self.seat,
@@ -122,7 +123,7 @@ class PlayerView:
             "known": [[NAMES[c] for c in k] for k in self.known],
             "drawn": None if self.drawn is None else NAMES[self.drawn],
             "legal_moves": [str(m) for m in self.legal_moves],
-            "events": [event_to_dict(e) for e in self.events],
+            "events": [event_to_dict(e) for e in self.events] if events else [],
             "starter": self.starter,
             "result": None if self.result is None else self.result.to_dict(),
             "winners": list(self.winners),

@@ -27,6 +27,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import compiled as _compiled
 from .. import discards as D
 from ..cards import NUM_CARDS, deck, mask_of
 from ..errors import InvalidMoveError, RuleError
@@ -79,11 +80,15 @@ class ActionTable:
         "_index",
         "_cards_mask",
         "_single",
+        "_singles",
         "_sets",
         "_runs",
         "_draw_of",
         "_slap_of",
         "_pair",
+        "_core",
+        "_parts",
+        "_fast",
     )
 
     rules: RuleSet  # the rule set it was first built for (others with the same key share it)
@@ -98,7 +103,9 @@ class ActionTable:
     pass_: int  # index of ``pass`` (-1 without slapdown)
     max_discard: int  # the most cards a discard holds (hand_size)
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, *, compiled: bool | None = None) -> None:
+        """``compiled``: list legal actions with the compiled core (True, where it is built)
+        or in Python (False); by default, as ``yaniv.compiled`` chooses. Both list alike."""
         self.rules = rules
         cards = deck(rules.jokers)
         self.max_discard = rules.hand_size
@@ -136,10 +143,30 @@ class ActionTable:
         self._slap_of = [int(i) for i in slap]
         self._cards_mask = [m.mask if isinstance(m, Discard) else 0 for m in moves]
         self._single = [self._index.get(Discard((c,)), -1) for c in range(NUM_CARDS)]
+        self._singles = tuple(self._single)  # the compiled compose reads a tuple
         self._pair = self._index.get(D.JOKER_PAIR)  # with joker_pair (R8), and two jokers
         # Per rank (suit) part of a hand: the actions of its sets (runs). Few parts exist.
         self._sets: dict[int, list[int]] = {}
         self._runs: dict[int, list[int]] = {}
+        self._core = _compiled.choose(compiled)
+        # The compiled ``legal_actions`` of the common phases (None: pure Python).
+        self._fast = None
+        # What the compiled compose reads of the table and the rules, after the hand.
+        self._parts = (
+            self._singles,
+            self._sets,
+            self._runs,
+            self._of_rank,
+            self._of_suit,
+            self._pair,
+            rules.jokers_in_sets,
+            rules.joker_in_run != "never",
+            rules.run_naturals,
+        )
+        if self._core is not None:
+            self._fast = self._core.Actions(
+                *self._parts, tuple(self._draw_of), self.stock, self.yaniv
+            )
 
     def __len__(self) -> int:
         return self.size
@@ -205,6 +232,11 @@ class ActionTable:
         ranks, the runs of each of its suits), as the engine composes them, so no hand needs
         a table of its own.
         """
+        fast = self._fast
+        if fast is not None:
+            found = fast(game)
+            if found is not None:
+                return cast("list[int]", found)
         phase = game.phase
         if phase is _START:
             if not game.rules.draw_first:
@@ -237,6 +269,27 @@ class ActionTable:
 
     def _discards(self, hand: int) -> list[int]:
         """The actions of the hand's discards of at most ``max_discard`` cards."""
+        core = self._core
+        if core is not None:
+            found = core.compose(hand, *self._parts)
+            if found is not None:
+                return cast("list[int]", found)
+        return self._discards_pure(hand)
+
+    def _of_rank(self, part: int) -> list[int]:
+        found = self._sets.get(part)
+        if found is None:
+            found = self._sets[part] = self._part(part, D.SET)
+        return found
+
+    def _of_suit(self, part: int) -> list[int]:
+        found = self._runs.get(part)
+        if found is None:
+            found = self._runs[part] = self._part(part, D.RUN)
+        return found
+
+    def _discards_pure(self, hand: int) -> list[int]:
+        """``_discards`` in pure Python: the reference, and where the compiled core is not."""
         sets, runs = self._sets, self._runs
 
         def of_rank(part: int) -> list[int]:
@@ -302,9 +355,12 @@ class MaskBuffer:
     """A 0/1 int8 action mask kept in place: each update clears the last legal entries and
     sets the new ones, through the array's bytes (no numpy call)."""
 
-    __slots__ = ("array", "_raw", "_on")
+    __slots__ = ("array", "_raw", "_on", "_core")
 
-    def __init__(self, size: int, out: NDArray[np.int8] | None = None) -> None:
+    def __init__(
+        self, size: int, out: NDArray[np.int8] | None = None, *, compiled: bool | None = None
+    ) -> None:
+        self._core = _compiled.choose(compiled)
         self._raw: bytearray | memoryview
         if out is None:
             self._raw = bytearray(size)
@@ -319,6 +375,10 @@ class MaskBuffer:
 
     def update(self, legal: list[int]) -> NDArray[np.int8]:
         """Make exactly the actions ``legal`` 1; returns the array (not a copy)."""
+        core = self._core
+        if core is not None and core.write_mask(self._raw, self._on, legal):
+            self._on = legal
+            return self.array
         raw = self._raw
         for i in self._on:
             raw[i] = 0

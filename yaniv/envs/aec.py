@@ -38,6 +38,21 @@ class IllegalActionError(IllegalMoveError):
     """An action that is not legal now (its mask entry is 0); the game is unchanged."""
 
 
+def action_index(action: Any, where: object = None) -> int:
+    """``action`` as an action's index: an int as it is (the common case, without
+    operator.index's call), else through ``operator.index``; IllegalActionError in words
+    (``where`` before them, formatted only then: which agent, which game) for anything else."""
+    if type(action) is int:
+        return action
+    try:
+        return operator.index(action)
+    except TypeError:
+        before = "" if where is None else f"{where}: "
+        raise IllegalActionError(
+            f"{before}action {action!r:.30}: expected the index of an action (an integer)"
+        ) from None
+
+
 def check_options(players: int, rounds: str, rewards: str) -> None:
     """Refuse a player count, round mode or reward mode the environments do not have."""
     if not isinstance(players, int) or not 2 <= players <= 8:
@@ -182,7 +197,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             if game is None:
                 raise SetupError("observe() before reset()")
             obs.update(game)
-            mask.update(self.table.legal_actions(game) if game.to_move == seat else [])
+            # (game._to_move: -1 when nobody is to move, as to_move's None)
+            mask.update(self.table.legal_actions(game) if game._to_move == seat else [])
             self._written[seat] = self._step_no
         if self.copy:
             return {"observation": obs.array.copy(), "action_mask": mask.array.copy()}
@@ -205,12 +221,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         assert game is not None  # agents exist only after reset()
         seat = self._seat[agent]
         table = self.table
-        try:
-            index = operator.index(action)
-        except TypeError:
-            raise IllegalActionError(
-                f"action {action!r:.30} for {agent}: expected the index of an action (an integer)"
-            ) from None
+        index = action_index(action, agent)
         if not 0 <= index < table.size or not self._is_legal(game, seat, index):
             what = table.moves[index] if 0 <= index < table.size else "out of range"
             raise IllegalActionError(
@@ -231,8 +242,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             for a in self.agents:
                 self.truncations[a] = True
             self._deads_step_first()
-        else:
-            self.agent_selection = self.possible_agents[cast(int, game.to_move)]
+        else:  # a seat is to move: game._to_move is to_move, without the property's call
+            self.agent_selection = self.possible_agents[game._to_move]
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -240,7 +251,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def _is_legal(self, game: Game, seat: int, index: int) -> bool:
         if self._written[seat] == self._step_no:  # the mask of this position is at hand
-            return bool(self._masks[seat][index])
+            return bool(self._masks[seat]._raw[index])
         return index in self.table.legal_actions(game)
 
     def _end_round(self, game: Game) -> None:

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -20,14 +19,21 @@ from gymnasium import spaces
 from numpy.typing import NDArray
 
 from ..bots import get_bot
+from ..bots.random_bot import RandomBot
 from ..cards import NAMES
 from ..errors import SetupError
 from ..game import Game, Phase
-from ..moves import Move
+from ..moves import YANIV, Move
 from ..rules import RuleSet
 from ..view import PlayerView
 from .actions import MaskBuffer, action_table, as_rules
-from .aec import RENDER_MODES, IllegalActionError, check_options, observation_space
+from .aec import (
+    RENDER_MODES,
+    IllegalActionError,
+    action_index,
+    check_options,
+    observation_space,
+)
 from .observation import Observer
 
 _ROUND_OVER, _GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
@@ -94,6 +100,10 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
                 raise SetupError(f"{len(chosen)} opponents for {len(others)} other seats")
         self._specs: dict[int, Opponent] = dict(zip(others, chosen, strict=True))
         self._players: dict[int, Callable[[PlayerView], Move]] = {}
+        # Per seat, the opponents that choose from the game itself (see _RandomFromGame);
+        # False here makes every opponent choose from its view (the tests compare the two).
+        self._from_game = True
+        self._game_players: list[_RandomFromGame | None] = [None] * players
         self.table = action_table(self.rules)
         self.observer = Observer(self.rules, players)
         self.observation_space = cast(
@@ -117,6 +127,10 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         self._players = {
             s: _player(spec, int(rng.integers(2**63))) for s, spec in self._specs.items()
         }
+        self._game_players = [
+            _RandomFromGame.of(self._players.get(s)) if self._from_game else None
+            for s in range(self.n)
+        ]
         reward, done = self._advance(self.game)
         if done:  # cannot happen: a game never ends before every seat has played
             raise SetupError("the game ended before the learner's first turn")
@@ -129,14 +143,9 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         game = self.game
         if game is None:
             raise SetupError("step() before reset()")
-        if game.phase >= _ROUND_OVER or game.to_move != self.seat:
+        if game.phase >= _ROUND_OVER or game._to_move != self.seat:
             raise SetupError("step() after the episode ended: call reset()")
-        try:
-            index = operator.index(action)
-        except TypeError:
-            raise IllegalActionError(
-                f"action {action!r:.30}: expected the index of an action (an integer)"
-            ) from None
+        index = action_index(action)
         legal = self.table.legal_actions(game)
         if index not in legal:
             if self.illegal == "raise":
@@ -155,10 +164,14 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
     def _advance(self, game: Game) -> tuple[float, bool]:
         """Let the bots move until the learner is to act or the episode is over."""
         reward = 0.0
-        while game.to_move != self.seat:
-            seat = cast(int, game.to_move)
-            move = self._players[seat](game.view(seat))
-            game.play(move, seat=seat)
+        from_game = self._game_players
+        while game._to_move != self.seat:  # (-1 once a round is over: _after_move ends it)
+            seat = game._to_move
+            chooser = from_game[seat]
+            if chooser is not None:  # one of the moves game.legal_moves() lists: legal
+                game.apply(chooser(game, seat))
+            else:
+                game.play(self._players[seat](game.view(seat)), seat=seat)
             more, done = self._after_move(game)
             reward += more
             if done:
@@ -190,7 +203,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         assert game is not None
         obs = self._obs.update(game)
         mask = self._mask.update(
-            self.table.legal_actions(game) if game.to_move == self.seat else []
+            self.table.legal_actions(game) if game._to_move == self.seat else []
         )
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
@@ -218,6 +231,31 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             print(text)
             return None
         return text
+
+
+class _RandomFromGame:
+    """The level ``random`` (bots/random_bot.py) reading the game instead of a view, with the
+    bot's own generator: the same moves, without a view's cost at every turn. The bot reads
+    two facts of its view, both the game's own: the legal moves (a view's are the game's, in
+    the same order) and the hand's value (the game keeps it per seat)."""
+
+    __slots__ = ("rng",)
+
+    def __init__(self, bot: RandomBot) -> None:
+        self.rng = bot.rng
+
+    @classmethod
+    def of(cls, choose: Callable[[PlayerView], Move] | None) -> _RandomFromGame | None:
+        """One for a random bot's ``choose`` (not for a subclass, which may choose otherwise)."""
+        bot = getattr(choose, "__self__", None)
+        return cls(bot) if type(bot) is RandomBot and choose == bot.choose else None
+
+    def __call__(self, game: Game, seat: int) -> Move:
+        moves = game.legal_moves()
+        # The bot's test, its two sides swapped (both read only): the value, the cheaper, first.
+        if game.values[seat] <= game.rules.yaniv_threshold and YANIV in moves:
+            return YANIV
+        return self.rng.choice(moves)
 
 
 def _player(spec: Opponent, seed: int) -> Callable[[PlayerView], Move]:

@@ -27,6 +27,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import compiled as _compiled
 from ..cards import NUM_CARDS
 from ..errors import SetupError
 from ..game import Game, Phase
@@ -121,6 +122,8 @@ class Observer:
         "_inv_stock",
         "_inv_value",
         "_pile_cache",
+        "_core",
+        "_writer",
     )
 
     rules: RuleSet
@@ -130,7 +133,9 @@ class Observer:
     low: NDArray[np.float32]
     high: NDArray[np.float32]  # bounds of each entry, for an observation space
 
-    def __init__(self, rules: RuleSet, players: int) -> None:
+    def __init__(self, rules: RuleSet, players: int, *, compiled: bool | None = None) -> None:
+        """``compiled``: write with the compiled core (True, where it is built) or in Python
+        (False); by default, as ``yaniv.compiled`` chooses. Both write the same arrays."""
         if not 2 <= players <= 8:
             raise SetupError(f"{players} players: an observation is for 2 to 8 players")
         self.rules = rules
@@ -201,6 +206,26 @@ class Observer:
             }
             for seat in range(n)
         ]
+        self._core = _compiled.choose(compiled)
+        # The compiled ``write``: every part but the rules, in one call (None: pure Python).
+        self._writer = None
+        if self._core is not None:
+            self._writer = self._core.Writer(
+                n,
+                self.size,
+                lay["hand_sizes"].start,
+                lay["scores"].start,
+                lay["out"].start,
+                lay["to_move"].start,
+                lay["phase"].start,
+                lay["stock"].start,
+                lay["hand_value"].start,
+                self._inv_hand,
+                self._inv_limit,
+                self._inv_stock,
+                self._inv_value,
+                top_score,
+            )
 
     def new(self) -> NDArray[np.float32]:
         """A zeroed observation array, the rule part written (it never changes)."""
@@ -219,6 +244,9 @@ class Observer:
         """
         if out is None:
             out = self.new()
+        writer = self._writer
+        if writer is not None and writer(game, seat, out):
+            return out
         to_move = game.to_move
         if game.phase is _SLAP and seat != to_move:
             # Another seat's slap window: the view shows the position before its draw.
@@ -239,6 +267,15 @@ class Observer:
 
     def _card_bits(self, game: Game, seat: int) -> int:
         """The card planes of ``seat``'s observation as one int: bit k is entry k."""
+        core = self._core
+        if core is not None:
+            bits = core.card_bits(game, seat, self._known_shifts[seat], self._pile_shift)
+            if bits is not None:
+                return cast(int, bits)
+        return self._card_bits_pure(game, seat)
+
+    def _card_bits_pure(self, game: Game, seat: int) -> int:
+        """``_card_bits`` in pure Python: the reference, and where the compiled core is not."""
         bits = game.hands[seat]
         known = game.known
         for s, shift in self._known_shifts[seat]:
@@ -331,6 +368,13 @@ class Observer:
 
     def _write_bits(self, bits: int, out: NDArray[np.float32]) -> None:
         """The card planes: bit k of ``bits`` is entry k."""
+        core = self._core
+        if core is not None and core.write_planes(bits, out, self._planes):
+            return
+        self._write_bits_pure(bits, out)
+
+    def _write_bits_pure(self, bits: int, out: NDArray[np.float32]) -> None:
+        """``_write_bits`` with numpy: the reference, and where the compiled core is not."""
         raw = np.frombuffer(bits.to_bytes(self._plane_bytes, "little"), dtype=np.uint8)
         out[: self._planes] = np.unpackbits(raw, count=self._planes, bitorder="little")
 
@@ -370,6 +414,7 @@ class ObservationBuffer:
         "_stock",
         "_value",
         "_at",
+        "_dirty",
     )
 
     def __init__(
@@ -404,6 +449,7 @@ class ObservationBuffer:
         )
         self._forget()
         self._turn = self._phase = -1  # the entry set to 1 in each one-hot part (-1: none)
+        self._dirty = False  # whether the compiled writer wrote last (the parts are unknown)
 
     def _forget(self) -> None:
         """Make the next update rewrite every part but the one-hot ones."""
@@ -417,6 +463,16 @@ class ObservationBuffer:
         """Bring the array up to date with ``game``; returns it (not a copy)."""
         observer = self.observer
         seat = self.seat
+        writer = observer._writer
+        # (its memoryview: the buffer of a memoryview costs less to get than a numpy array's)
+        if writer is not None and writer(game, seat, self._floats):
+            self._dirty = True  # the whole array at once: cheaper in C than finding changes
+            return self.array
+        if self._dirty:  # what the parts hold is not what the fields below remember
+            self.array[observer._dynamic] = 0.0
+            self._forget()
+            self._turn = self._phase = -1
+            self._dirty = False
         to_move = game.to_move
         phase = game.phase
         sizes_at, scores_at, out_at, turn_at, phase_at, stock_at, value_at = self._at

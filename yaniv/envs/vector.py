@@ -17,7 +17,6 @@ check it), without a dict or a copy per game per step.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -31,7 +30,7 @@ from ..errors import SetupError
 from ..game import Phase
 from ..rules import RuleSet
 from .actions import MaskBuffer
-from .aec import IllegalActionError
+from .aec import IllegalActionError, action_index
 from .gym_env import Opponent, YanivEnv
 
 _ROUND_OVER = Phase.ROUND_OVER
@@ -127,17 +126,15 @@ class BatchedYanivEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], NDAr
         terms = self.terminations
         final: list[int] = []
         illegal: list[int] = []
+        # Integer actions as Python ints at once (reading a numpy array item by item costs
+        # more); any other kind is read item by item, and refused in words below.
+        listed: list[int] | None = acts.tolist() if acts.dtype.kind in "iu" else None
         for i, e in enumerate(self.envs):
             game = e.game
             assert game is not None
-            try:
-                index = operator.index(acts[i])
-            except TypeError:
-                raise IllegalActionError(
-                    f"game {i}: action {acts[i]!r:.30}: expected an action index"
-                ) from None
+            index = listed[i] if listed is not None else action_index(acts[i], f"game {i}")
             mask = e._mask
-            if not (0 <= index < size and mask[index]):
+            if not (0 <= index < size and mask._raw[index]):
                 if e.illegal == "raise":
                     what = moves[index] if 0 <= index < size else "none"
                     raise IllegalActionError(f"game {i}: illegal action {index} ({what})")
