@@ -23,20 +23,27 @@ from tempfile import TemporaryDirectory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 from cluster_support import Serve, redis_server  # noqa: E402
+from load import scratch_database  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database", required=True, help="postgresql://... (shared)")
+    parser.add_argument("--database", required=True, help="postgresql://... (a new schema there)")
     parser.add_argument("--processes", type=int, default=3, help="server processes (2-8)")
     parser.add_argument("--kills", type=int, default=20, help="kills to time (1-200)")
     args = parser.parse_args()
     count = max(2, min(args.processes, 8))
     load_before = list(os.getloadavg())
     times: list[float] = []
-    with TemporaryDirectory() as tmp, redis_server() as redis:
-        servers = [Serve(args.database, redis.url, Path(tmp) / f"s{i}.log") for i in range(count)]
+    with (
+        TemporaryDirectory() as tmp,
+        redis_server() as redis,
+        scratch_database(args.database, tmp, "failover") as url,  # no rooms of earlier runs
+    ):
+        servers = [Serve(url, redis.url, Path(tmp) / f"s{i}.log") for i in range(count)]
         for s in servers:
             s.start()
         try:

@@ -19,7 +19,11 @@ room's owner over Redis: the costly case).
 
 With ``YANIV_LOAD_PROFILE=FILE`` in the environment the server runs under cProfile and
 writes its statistics to FILE when it stops (read them with ``python -m pstats FILE``);
-``YANIV_LOAD_PROFILER=yappi`` profiles every thread's CPU time with yappi instead.
+``YANIV_LOAD_PROFILER=yappi`` profiles every thread's CPU time with yappi instead. Where
+memory goes: ``YANIV_LOAD_MEMLOG=FILE`` appends a JSON line each minute (RSS, pymalloc's
+arenas, blocks, objects the collector tracks, its counts); ``YANIV_LOAD_TRACEMALLOC=PATH``
+writes a tracemalloc snapshot each minute to PATH-1, PATH-2, ... (compare two with
+``tracemalloc.Snapshot.load(a).compare_to(...)``; it slows the server several times).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -41,6 +46,10 @@ from typing import Any
 
 import httpx
 import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from yaniv.server.deltas import apply_delta  # noqa: E402
 
 SERVER = """
 import os, signal, sys, uvicorn
@@ -65,6 +74,45 @@ if profile:
             sys.exit(0)
         profiler.enable()
     signal.signal(signal.SIGTERM, _stop)
+snapshots = os.environ.get("YANIV_LOAD_TRACEMALLOC")
+if snapshots:  # where memory goes: a tracemalloc snapshot each minute, to PATH-1, PATH-2, ...
+    import threading, time, tracemalloc
+    tracemalloc.start(16)
+    def _snap():
+        for n in range(1, 10_000):
+            time.sleep(60)
+            tracemalloc.take_snapshot().dump(f"{snapshots}-{n}")
+    threading.Thread(target=_snap, daemon=True).start()
+memlog = os.environ.get("YANIV_LOAD_MEMLOG")
+if memlog:  # what the memory is, each minute, a JSON line to PATH: pymalloc's arenas, objects
+    import collections, gc, json, tempfile, threading, time
+    def _arenas():  # sys._debugmallocstats writes to the C stderr: read it from a file
+        with tempfile.TemporaryFile("w+") as tmp:
+            saved = os.dup(2)
+            os.dup2(tmp.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            tmp.seek(0)
+            for line in tmp:
+                if "# arenas allocated current" in line:
+                    return int(line.split()[-1].replace(",", ""))
+        return None
+    def _log():
+        while True:
+            time.sleep(60)
+            rss = [l for l in open("/proc/self/status") if l.startswith("VmRSS")]
+            with open(memlog, "a") as out:
+                print(json.dumps({"pid": os.getpid(), "rss_kb": int(rss[0].split()[1]),
+                    "arenas": _arenas(), "blocks": sys.getallocatedblocks(),
+                    "objects": len(gc.get_objects()), "yaniv": dict(collections.Counter(
+                        type(o).__name__ for o in gc.get_objects()
+                        if str(type(o).__dict__.get("__module__", "")).startswith("yaniv")
+                    ).most_common(12)),
+                    "gc": gc.get_count(), "threads": threading.active_count()}), file=out)
+    threading.Thread(target=_log, daemon=True).start()
 from yaniv.server.command import tune_runtime
 tune_runtime()  # as yaniv serve does
 from yaniv.server.limits import Limits
@@ -99,7 +147,13 @@ class Stats:
 
     def __init__(self) -> None:
         self.latencies: list[float] = []
+        self.settled: list[float] = []  # those of moves sent once every game had started
+        self.all_started = float("inf")  # when the last game was created
+        # Creations under way at once: httpx's pool looks over every waiting request for each
+        # one it sends, so a thousand at once cost the clients more CPU than the servers.
+        self.creating = asyncio.Semaphore(64)
         self.messages = 0
+        self.bytes = 0  # of the messages' text, as received (before any compression)
         self.errors: list[str] = []
         self.rounds = 0
 
@@ -107,22 +161,30 @@ class Stats:
 async def play(
     bases: list[str], http: httpx.AsyncClient, stats: Stats, args: argparse.Namespace, index: int
 ) -> None:
-    """Create one game and play the person's seat for ``args.rounds`` rounds."""
+    """Create one game and play the person's seat for ``args.rounds`` rounds (game ``index``
+    starts ``index / rooms`` of ``args.ramp`` seconds after the first)."""
+    if args.ramp > 0:
+        await asyncio.sleep(args.ramp * index / max(1, args.rooms))
     base = bases[index % len(bases)]
     socket_base = bases[(index + 1) % len(bases)] if args.cross else base
-    r = await http.post(
-        f"{base}/api/games",
-        json={
-            "name": f"Load {index}",
-            "opponents": [args.level] * args.opponents,
-            "rules": getattr(args, "rules", None) or {},
-        },
-    )
+    async with stats.creating:
+        r = await http.post(
+            f"{base}/api/games",
+            json={
+                "name": f"Load {index}",
+                "opponents": [args.level] * args.opponents,
+                "rules": getattr(args, "rules", None) or {},
+            },
+        )
     if r.status_code != 200:
         stats.errors.append(f"create: {r.status_code} {r.text[:80]}")
         return
     game = r.json()
     url = socket_base.replace("http", "ws", 1) + f"/ws/{game['room']}?token={game['token']}"
+    if not args.whole_states:
+        url += "&deltas=1"  # as the web app asks
+    last: dict[str, Any] | None = None
+    pace = random.Random(index)
     async with websockets.connect(url, max_size=1 << 20) as ws:
         acted: set[tuple[int, int]] = set()
         sent_at: tuple[tuple[int, int], float] | None = None
@@ -130,16 +192,25 @@ async def play(
         n = 0
         async for raw in ws:
             stats.messages += 1
+            stats.bytes += len(raw)
             message = json.loads(raw)
             if message["type"] == "error":
                 stats.errors.append(message["message"][:80])
                 continue
+            if message["type"] == "delta":
+                if last is None or message["base"] != last["seq"]:
+                    stats.errors.append("a delta out of order")
+                    return
+                message = apply_delta(last, message)
             if message["type"] != "state":
                 continue
+            last = message
             view = message["view"]
             moment = (view["round"], len(view["events"]))
             if sent_at is not None and moment != sent_at[0]:
                 stats.latencies.append(time.perf_counter() - sent_at[1])
+                if sent_at[1] > stats.all_started:
+                    stats.settled.append(stats.latencies[-1])
                 sent_at = None
             if view["phase"] == "game_over":
                 stats.rounds += 1
@@ -155,6 +226,8 @@ async def play(
                 continue
             if view["to_move"] == 0 and moment not in acted:
                 acted.add(moment)
+                if args.think > 0:  # a person's pace: half to one and a half times --think
+                    await asyncio.sleep(args.think * (0.5 + pace.random()))
                 moves = view["legal_moves"]
                 move = "yaniv" if "yaniv" in moves else moves[0]
                 n += 1
@@ -170,6 +243,7 @@ async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=100, keepalive_expiry=2.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         start = time.perf_counter()
+        stats.all_started = start + args.ramp + 10  # the last creations' own work done too
         tasks = [asyncio.create_task(play(bases, http, stats, args, i)) for i in range(args.rooms)]
         done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
         for task in pending:
@@ -179,13 +253,17 @@ async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
                 stats.errors.append(f"client: {task.exception()!r}"[:80])
         elapsed = time.perf_counter() - start
     ms = [x * 1000 for x in stats.latencies]
+    settled = [x * 1000 for x in stats.settled]
     return {
         "database": "sqlite" if args.database is None else args.database.split(":", 1)[0],
         "rooms": args.rooms,
         "workers": args.workers,
         "cross": args.cross,
+        "deltas": not args.whole_states,
         "opponents": args.opponents,
         "bot_delay": args.bot_delay,
+        "ramp_s": args.ramp,
+        "think_s": args.think,
         "rounds_finished": stats.rounds,
         "games_unfinished": len(pending),
         "moves": len(ms),
@@ -195,9 +273,17 @@ async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
             "mean": round(statistics.fmean(ms), 2) if ms else 0.0,
             "max": round(max(ms), 2) if ms else 0.0,
         },
+        # The moves sent from 10 s after the last game's start on: the steady load, without
+        # the creations' own burst.
+        "settled_latency_ms": {
+            "moves": len(settled),
+            "p50": round(percentile(settled, 0.5), 2),
+            "p99": round(percentile(settled, 0.99), 2),
+        },
         "messages": stats.messages,
         "messages_per_s": round(stats.messages / elapsed, 1) if elapsed else 0.0,
-        "errors": len(stats.errors) + len(pending),
+        "message_bytes_mean": round(stats.bytes / stats.messages) if stats.messages else 0,
+        "errors": len(stats.errors),  # the games still in play at the time limit are not
         "error_samples": stats.errors[:5],
         "seconds": round(elapsed, 2),
     }
@@ -218,14 +304,36 @@ def wait_started(base: str, server: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
+def scratch_database(url: str | None, folder: str, name: str) -> Iterator[str]:
+    """A database of this run's own: a new SQLite file named ``name`` in ``folder``, or, on
+    PostgreSQL, a new schema in the database at ``url`` (its tables made there by the servers'
+    migrations), dropped at the end.
+
+    A server brings back every unfinished room it finds at its start and plays it on: in a
+    database that earlier runs left rooms in, those would be measured as well (2,230 of them
+    in the test database once, several times the load asked for).
+    """
+    if url is None:
+        yield f"sqlite:///{Path(folder) / f'{name}.sqlite3'}"
+        return
+    from db_backends import fresh_schema  # the storage tests' own scratch schemas
+
+    with fresh_schema(url, f"yaniv_{name}") as scratch:
+        yield scratch
+
+
+@contextlib.contextmanager
 def servers(
     args: argparse.Namespace, name: str
 ) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:
-    """``args.workers`` servers started (on ``args.database``, or a temporary SQLite file
-    named ``name``), each with its base URL; stopped at the end."""
+    """``args.workers`` servers started on a scratch database of this run (a temporary
+    SQLite file named ``name``, or a new schema in ``args.database``), each with its base URL;
+    stopped at the end."""
     ports = [free_port() for _ in range(args.workers)]
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.database or f"sqlite:///{Path(tmp) / f'{name}.sqlite3'}"
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        scratch_database(args.database, tmp, name) as url,
+    ):
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
         running = [
             (
@@ -262,10 +370,27 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=0.2, help="the server's bot pacing")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds in all")
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="the person's mean seconds per move (0: at once, faster than anyone plays)",
+    )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=0.0,
+        help="seconds over which the games start (0: all at once, a burst no site sees)",
+    )
+    parser.add_argument(
         "--database",
         default=None,
-        help="the server's database URL, e.g. postgresql://USER:PW@HOST/DB (its rooms are left "
-        "there; default: a temporary SQLite file)",
+        help="the server's database URL, e.g. postgresql://USER:PW@HOST/DB (the run's tables "
+        "go in a new schema, dropped at the end; default: a temporary SQLite file)",
+    )
+    parser.add_argument(
+        "--whole-states",
+        action="store_true",
+        help="ask for whole states, not deltas (the web app asks for deltas)",
     )
     parser.add_argument("--workers", type=int, default=1, help="server processes (1-16)")
     parser.add_argument("--redis", default="", help="a Redis URL (needed by --workers > 1)")
@@ -285,6 +410,8 @@ def main() -> None:
     # The servers are this process's only children: their CPU seconds, user and system.
     children = os.times()
     figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)
+    # The clients' own (one process): near the run's seconds, they are what is slow.
+    figures["client_cpu_s"] = round(children.user + children.system, 2)
     figures["load_average"] = {"before": load_before, "after": list(os.getloadavg())}
     print(
         f"{figures['rooms']} games, {figures['moves']} moves timed, "

@@ -110,6 +110,8 @@ def main() -> None:
     args.games = max(1, min(args.games, 2000))
     args.minutes = max(0.1, min(args.minutes, 600.0))
     args.rounds, args.cross = 20, False  # whole games: finished rooms must leave memory
+    args.whole_states = False  # deltas, as the web app asks
+    args.think, args.ramp = 0.0, 0.0
     args.workers = max(1, min(args.workers, 16))
     if args.workers > 1 and not (args.redis and args.database):
         parser.error("--workers needs --redis and --database postgresql://...")

@@ -22,6 +22,8 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from yaniv.server.deltas import apply_delta
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -135,9 +137,11 @@ class Serve:
         data: dict[str, Any] = r.json()
         return data
 
-    def ws(self, code: str, token: str | None = None) -> Player:
-        query = f"?token={token}" if token else ""
-        connection = connect(f"ws://127.0.0.1:{self.port}/ws/{code}{query}", open_timeout=10)
+    def ws(self, code: str, token: str | None = None, deltas: bool = False) -> Player:
+        """A socket of room ``code`` (``deltas``: asking for deltas, as the web app does)."""
+        query = "&".join(([f"token={token}"] if token else []) + (["deltas=1"] if deltas else []))
+        url = f"ws://127.0.0.1:{self.port}/ws/{code}" + (f"?{query}" if query else "")
+        connection = connect(url, open_timeout=10)
         return Player(connection.__enter__())  # closed by Player.close
 
 
@@ -160,6 +164,27 @@ class Player:
         self.ws = ws
         self.state: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
+        self.deltas = 0  # deltas applied
+
+    def _take(self, message: dict[str, Any]) -> bool:
+        """Keep a state (a delta applied to the last of its stream, as the web app does: one
+        of another stream is stale, one out of order asks for the whole); whether it was one."""
+        if message["type"] == "delta":
+            last = self.state
+            if last is None or message["stream"] != last.get("stream"):
+                return False
+            if message["base"] != last["seq"]:
+                self.send({"type": "resync"})
+                return False
+            self.state = apply_delta(last, message)
+            self.deltas += 1
+            return True
+        if message["type"] == "state":
+            self.state = message
+            return True
+        if message["type"] == "error":
+            self.errors.append(message)
+        return False
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -179,11 +204,9 @@ class Player:
                 message = json.loads(self.ws.recv(timeout=left))
             except TimeoutError:
                 continue
-            if message["type"] == "state":
-                self.state = message
-                return dict(message)
-            if message["type"] == "error":
-                self.errors.append(message)
+            if self._take(message):
+                assert self.state is not None
+                return dict(self.state)
 
     def catch_up(self, quiet: float = 0.3) -> None:
         """Read the states sent so far (until none comes for ``quiet`` seconds)."""
@@ -192,10 +215,7 @@ class Player:
                 message = json.loads(self.ws.recv(timeout=quiet))
             except TimeoutError:
                 return
-            if message["type"] == "state":
-                self.state = message
-            elif message["type"] == "error":
-                self.errors.append(message)
+            self._take(message)
 
     def view(self) -> dict[str, Any]:
         assert self.state is not None and self.state["view"] is not None

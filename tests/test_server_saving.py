@@ -3,8 +3,10 @@ whose bots' moves cannot be stored recovers by itself once the database is back.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -159,3 +161,120 @@ def test_a_finished_room_leaves_memory_and_comes_back(
             assert r.status_code == 200 and r.json()["status"] == "playing"
         time.sleep(0.3)
         assert code in hub.rooms  # a game in play never leaves
+
+
+def test_a_released_room_is_freed_without_the_collector(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server runs the collector's full passes rarely (``tune_runtime``): a finished room
+    that only a full pass could free (a reference cycle) would stay in memory for hours."""
+    from test_server import ONE_ROUND, play_round
+
+    monkeypatch.setattr(rooms, "RELEASE_AFTER", 0.05)
+    with client(database) as c:
+        hub = c.app.state.hub  # type: ignore[attr-defined]
+        game = new_game(c, ["easy"], rules=ONE_ROUND)
+        code = game["room"]
+        room = weakref.ref(hub.rooms[code])
+        gc.disable()
+        try:
+            with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+                play_round(ws, 0)
+            for _ in range(100):
+                if code not in hub.rooms:
+                    break
+                time.sleep(0.05)
+            assert code not in hub.rooms
+            time.sleep(0.2)  # the release's last steps (the store's caches) end
+            assert room() is None, "the released room lives on in a reference cycle"
+        finally:
+            gc.enable()
+
+
+def test_the_server_collects_cycles_of_its_own_accord() -> None:
+    """Whatever else makes a reference cycle, a server frees it within its full-collection
+    period, though the collector's own full passes come hours apart."""
+    from yaniv.server.command import collect_every
+
+    class Node:
+        other: Node
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.disable()
+    stop = collect_every(0.05)
+    try:
+        for _ in range(100):
+            if gone() is None:
+                break
+            time.sleep(0.05)
+        assert gone() is None
+    finally:
+        stop.set()
+        gc.enable()
+
+
+def test_the_server_hands_free_heap_pages_back() -> None:
+    """Pages freed between live chunks of the C heap stay in the process until trimmed: a
+    server trims them each minute, so its memory follows what it holds."""
+    import os
+    from pathlib import Path
+
+    from yaniv.server.command import _glibc, trim_heap
+
+    if _glibc() is None:
+        pytest.skip("not glibc: malloc_trim is glibc's")
+
+    def rss_mb() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise AssertionError("no VmRSS")
+
+    blocks = [os.urandom(4000) for _ in range(25_000)]  # 100 MB of malloc's chunks
+    kept = blocks[::50]  # one in fifty stays, holding the heap's pages between them
+    del blocks
+    before = rss_mb()
+    assert trim_heap()
+    assert before - rss_mb() > 50, "the freed pages were not handed back"
+    assert len(kept) == 500
+
+
+@pytest.mark.parametrize("fenced", [False, True])
+def test_moves_of_many_rooms_written_together(database: str, fenced: bool) -> None:
+    """The writer's group commit: the moves of several rooms in one transaction (on
+    PostgreSQL one UPDATE for them all), each room's status, record and move ids as given;
+    with fencing tokens, a room whose token is no longer the writer's is not written and is
+    named, and the others are."""
+    from yaniv.server.storage import RoomState, Store
+
+    store = Store(database)
+    try:
+        codes = ["MANY2A", "MANY2B", "MANY2C"]
+        epoch = 1 if fenced else None
+        first = [RoomState(c, {"r": 1}, [{"name": c}], "playing", None, epoch) for c in codes]
+        assert store.save_rooms(first) == set()
+        if fenced:  # another process takes MANY2B over (SQLite has one process only)
+            other = Store(database) if database.startswith("postgresql") else store
+            assert other.claim("MANY2B") == 2
+            if other is not store:
+                other.close()
+        moves = [
+            RoomState(c, {"r": 1}, [{"name": c}], "over" if c == "MANY2C" else "playing",
+                      f"record of {c} é", epoch, [[0, 1, f"id-{c}"]])
+            for c in codes
+        ]  # fmt: skip
+        assert store.save_rooms(moves) == ({"MANY2B"} if fenced else set())
+        for c in codes:
+            stored = store.room(c)
+            assert stored is not None
+            if fenced and c == "MANY2B":
+                assert (stored.status, stored.record, stored.move_ids) == ("playing", None, None)
+            else:
+                assert stored.status == ("over" if c == "MANY2C" else "playing")
+                assert stored.record == f"record of {c} é"
+                assert stored.move_ids == [[0, 1, f"id-{c}"]]
+    finally:
+        store.close()

@@ -91,14 +91,18 @@ QUICK_ROUND = {"yaniv_threshold": 50}
 def in_view(locator: Locator) -> bool:
     """Whether the element is wholly inside the viewport as the page is scrolled now, once it
     has landed: a card in flight (the deal staggers them) is drawn where it flies from."""
-    result = locator.evaluate(
-        """async e => {
-          await Promise.allSettled(e.getAnimations({ subtree: true }).map(a => a.finished));
-          const r = e.getBoundingClientRect();
-          return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0
-            && r.bottom <= innerHeight && r.right <= innerWidth; }"""
-    )
-    return bool(result)
+    for _ in range(10):
+        result = locator.evaluate(
+            """async e => {
+              await Promise.allSettled(e.getAnimations({ subtree: true }).map(a => a.finished));
+              if (!e.isConnected) return null;  // redrawn meanwhile: ask for the new one
+              const r = e.getBoundingClientRect();
+              return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0
+                && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+        )
+        if result is not None:
+            return bool(result)
+    return False
 
 
 def no_sideways_scroll(page: Page) -> bool:

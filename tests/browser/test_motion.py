@@ -4,12 +4,17 @@ flights; with prefers-reduced-motion nothing moves. English and Hebrew, desktop 
 
 from __future__ import annotations
 
+import json
+import re
+import time
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from browser.browser_support import Server, no_page_errors
 from browser.screens import QUICK_ROUND, context_for, finish_quick_round, new_page, start_game
 from browser.table_driver import click_turn, events, reach_turn, table, wait_turn_or_end
+from browser.test_table_social import room
 
 DURATION = {"deal": 300, "discard": 280, "draw": 240, "slap": 240, "reveal": 320}  # motion.js
 
@@ -104,6 +109,33 @@ def test_cards_fly(browser: Browser, server: Server, lang: str, size: str) -> No
     )
     for flight in flights(page):
         assert 150 <= float(flight["duration"]) <= 400, flight
+    no_page_errors(page)
+    context.close()
+
+
+def test_a_round_that_ended_before_the_page_opened_is_revealed(
+    browser: Browser, server: Server
+) -> None:
+    # the bot starts (seat 1, R6) and calls at its first turn: the round is over before the
+    # page's first view, whose result still turns the hands face up, with the call's sound
+    code, tokens = room(server, people=1, bots=1)
+    time.sleep(2)  # the bots' pace here is 0.05 s
+    context = context_for(browser, "en", "desktop")
+    context.add_init_script(RECORD)
+    page = new_page(context)
+    page.goto(server.url)
+    page.locator("#name").click()  # a touch that lets the page make sound
+    expect(page.locator("html")).to_have_attribute("data-audio", "unlocked")
+    entry = json.dumps({"token": tokens[0], "seat": 0, "host": True})
+    page.evaluate(
+        "([code, entry]) => localStorage.setItem(`yaniv.room.${code}`, entry)", [code, entry]
+    )
+    page.goto(f"{server.url}#/room/{code}")  # the same document: the audio stays unlocked
+    expect(page.locator(".round-end")).to_be_visible()
+    page.wait_for_function("() => window.__flights.some((f) => f.what === 'reveal')")
+    shown = page.evaluate("() => window.__shown")
+    assert len(shown) == 1, shown  # the first view was the round's end: nothing else came
+    expect(page.locator("html")).to_have_attribute("data-last-sound", re.compile("^(yaniv|assaf)$"))
     no_page_errors(page)
     context.close()
 

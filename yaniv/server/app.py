@@ -196,8 +196,10 @@ def create_app(
     app.include_router(quick_router)
 
     @app.websocket("/ws/{code}")
-    async def socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
-        await hub_of(websocket).connect(websocket, code, token)
+    async def socket(
+        websocket: WebSocket, code: str, token: str | None = None, deltas: bool = False
+    ) -> None:
+        await hub_of(websocket).connect(websocket, code, token, deltas)
 
     if web_dir is not None and (web_dir / "index.html").is_file():
         app.mount("/", StaticFiles(directory=web_dir, html=True), name="web")

@@ -41,18 +41,37 @@ CALL_TIMEOUT = 5.0
 PREFIX = "yaniv:"
 LIVE_ROOMS = PREFIX + "rooms"  # set: codes of the rooms in play (waiting or playing)
 
-# Renew a lease if this process holds it, or take it again if nobody does (Redis restarted,
-# or the lease ran out while no other process wanted it): 1 kept, 2 taken again, 0 lost.
-RENEW = """
-local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
-return 0
+# Renew each lease (KEYS) this process holds, or take it again if nobody does (Redis
+# restarted, or the lease ran out while no other process wanted it): 1 kept, 2 taken again,
+# 0 lost, a result a lease. One command for them all: a pipeline of one EVALSHA a room held
+# the event loop of a process of 300 rooms tens of milliseconds at every renewal.
+RENEW_ALL = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) out[i] = 1
+  elseif not v then redis.call('SET', key, ARGV[1], 'PX', ARGV[2]) out[i] = 2
+  else out[i] = 0 end
+end
+return out
 """
+#: Leases renewed by one call of RENEW_ALL (Redis runs nothing else while a script runs).
+RENEW_BATCH = 1000
 # Let go of a lease only if this process holds it.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"""
+# The rooms in play whose lease nobody holds, looked up in Redis itself: every process asks
+# each second, and a pipeline of one EXISTS per room in play cost each a few per cent of its
+# time at 1,000 rooms. (The lease keys are made here from the set's codes: one Redis, not a
+# Redis Cluster, as everywhere in this module.)
+ORPHANS = """
+local out = {}
+for _, code in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. code) == 0 then out[#out + 1] = code end
+end
+return out
 """
 # A token bucket: ARGV = capacity (tokens a minute), timed by Redis's clock (one clock for
 # every machine). Returns the ms to wait (0: taken).
@@ -112,9 +131,10 @@ class Cluster:
         self._handler: Handler | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._renew = self.redis.register_script(RENEW)
+        self._renew_all = self.redis.register_script(RENEW_ALL)
         self._release = self.redis.register_script(RELEASE)
         self._bucket = self.redis.register_script(BUCKET)
+        self._orphans = self.redis.register_script(ORPHANS)
         self.on_lost: Callable[[str], Awaitable[None]] | None = None  # a lease taken over
         self.on_reconnect: Callable[[], Awaitable[None]] | None = None  # Redis came back
         self.on_sweep: Callable[[], Awaitable[None]] | None = None  # look for orphans
@@ -182,15 +202,9 @@ class Cluster:
                 await self.redis.srem(LIVE_ROOMS, code)
 
     async def orphans(self) -> list[str]:
-        """Rooms in play whose lease nobody holds (their process died)."""
-        codes = sorted(str(c) for c in await self.redis.smembers(LIVE_ROOMS))
-        if not codes:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for code in codes:
-                pipe.exists(lease_key(code))
-            held = await pipe.execute()
-        return [code for code, h in zip(codes, held, strict=True) if not h]
+        """Rooms in play whose lease nobody holds (their process died), in code order."""
+        codes = await self._orphans(keys=[LIVE_ROOMS], args=[lease_key("")])
+        return sorted(str(c) for c in codes)
 
     async def alive(self, nodes: set[str]) -> set[str]:
         """Those of ``nodes`` whose heartbeat is current."""
@@ -207,15 +221,15 @@ class Cluster:
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
-                await self._notice_restart()
+                # The heartbeat first: after a restart, the sockets attached again at once
+                # (_notice_restart) are those of a process the others see alive.
                 await self.redis.set(alive_key(self.node), "1", px=LEASE_MS)
+                await self._notice_restart()
                 codes = list(self.owned)
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for code in codes:
-                        await self._renew(
-                            keys=[lease_key(code)], args=[self.node, LEASE_MS], client=pipe
-                        )
-                    kept = await pipe.execute()
+                kept: list[int] = []
+                for at in range(0, len(codes), RENEW_BATCH):
+                    keys = [lease_key(code) for code in codes[at : at + RENEW_BATCH]]
+                    kept += await self._renew_all(keys=keys, args=[self.node, LEASE_MS])
                 lost = [code for code, k in zip(codes, kept, strict=True) if k == 0]
                 again = [code for code, k in zip(codes, kept, strict=True) if k == 2]
                 if again:  # Redis lost them (a restart): the rooms are in play still

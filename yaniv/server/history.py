@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import defer
 
 from .. import record
@@ -217,13 +217,15 @@ def game_started(
     store: Store, room: str, number: int, rules: dict[str, Any], seats: list[dict[str, Any]]
 ) -> None:
     """A room's game ``number`` has been dealt."""
-    with store.session() as session, session.begin():
-        found = session.scalar(
-            select(GameRow).where(GameRow.room == room, GameRow.number == number)
-        )
+    with store.engine.begin() as connection:  # Core: a room's creation makes it (storage.py)
+        found = connection.execute(
+            select(GameRow.id).where(GameRow.room == room, GameRow.number == number)
+        ).first()
         if found is None:
-            session.add(
-                GameRow(room=room, number=number, status="playing", rules=rules, seats=seats)
+            connection.execute(
+                insert(GameRow.__table__).values(  # type: ignore[arg-type]
+                    room=room, number=number, status="playing", rules=rules, seats=seats
+                )
             )
 
 

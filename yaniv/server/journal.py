@@ -9,7 +9,6 @@ order, without the indentation).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -43,6 +42,7 @@ class RecordText:
         self._moves_text = ""
         self._known = 0
         self._last: Any = None
+        self._refills: tuple[Any, int, str] = (None, 0, "")
 
     def set_extra(self, extra: dict[str, Any]) -> None:
         """The table's extra keys from now on (the moves a stand-in made grow in a game)."""
@@ -71,7 +71,11 @@ class RecordText:
             new = ",".join(_compact([seat, str(move)]) for seat, move in moves[known:])
             self._moves_text = f"{self._moves_text},{new}" if known else new
             self._known, self._last = len(moves), moves[-1]
-        refills = _compact([[at, [NAMES[c] for c in stock]] for at, stock in game.refills])
+        # The refills only grow within a round (a new list at each deal): encoded again only then.
+        if self._refills[0] is not game.refills or self._refills[1] != len(game.refills):
+            text = _compact([[at, [NAMES[c] for c in stock]] for at, stock in game.refills])
+            self._refills = (game.refills, len(game.refills), text)
+        refills = self._refills[2]
         return (
             f'{{"deal":{self._deal[1]},"moves":[{self._moves_text}],'
             f'"refills":{refills},"result":null}}'
@@ -107,7 +111,7 @@ def view_dict(view: PlayerView, seen: dict[int, tuple[int, Event, list[Any]]]) -
     the round, the last event encoded and the events encoded so far; a seat's events of a
     round only grow, so only those after the last one encoded are new.
     """
-    data = dataclasses.replace(view, events=()).to_dict()
+    data = view.to_dict(events=False)
     events = view.events
     entry = seen.get(view.seat)
     if entry is None or entry[0] != view.round_no:

@@ -13,6 +13,7 @@ import functools
 import itertools
 import json
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -33,7 +34,8 @@ from ..moves import DRAW_STOCK, Move, parse_move
 from ..rules import RuleSet
 from ..session import Seat, Table
 from . import history
-from .cluster import LIVE_ROOMS, NO_REDIS, CallFailed, Cluster
+from .cluster import LEASE_MS, LIVE_ROOMS, NO_REDIS, CallFailed, Cluster
+from .deltas import delta
 from .guard import (
     CLOSE_CROWDED,
     LONE_SURROGATE,
@@ -55,6 +57,7 @@ from .schemas import (
     NextRoundMessage,
     PingMessage,
     ReactMessage,
+    ResyncMessage,
     describe,
 )
 from .storage import LostRoom, Store, StoredRoom, token_hash
@@ -88,6 +91,10 @@ SAVE_RETRY_MAX = 30.0
 #: Seconds a finished room stays in memory once nobody is connected to it; then it leaves
 #: (memory stays flat over any number of games) and comes back from the store if asked for.
 RELEASE_AFTER = 30.0
+#: Seconds a process counts as alive after its last message here (as long as a heartbeat).
+LEASE_S = LEASE_MS / 1000
+#: Seconds a relayed socket waits for the owner's answer to its attach before asking again.
+UNANSWERED_S = 2.0
 
 
 def bot_name(seats: list[SeatInfo | None], seat: int, first: int) -> str:
@@ -162,11 +169,16 @@ class Conn:
     ws: Socket  # a websocket here, or one of another process (RemoteSocket)
     seat: int | None
     coach: bool = False
+    deltas: bool = False  # sent what changed after a first whole state (deltas.py)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     shown: str | None = None  # the last state a broadcast sent this connection
     shown_no: int = 0  # the room's snapshot number of that state
     room_shown: str | None = None  # the last ``room`` message sent it (lobby updates)
     room_status: str | None = None  # the room's status in that message
+    # Deltas: the last state sent (as a dict: never changed after), its stream and number.
+    last: dict[str, Any] | None = None
+    stream: str = field(default_factory=lambda: secrets.token_hex(4))
+    seq: int = 0
 
     async def send(self, payload: dict[str, Any] | str) -> None:
         """Send one message; a connection that went away is ignored."""
@@ -175,16 +187,44 @@ class Conn:
             with contextlib.suppress(Exception):
                 await self.ws.send_text(text)
 
-    async def send_snapshot(self, text: str, number: int, again: bool = False) -> None:
+    async def send_snapshot(
+        self, state: dict[str, Any], number: int, again: bool = False, text: str | None = None
+    ) -> None:
         """Send a state, the room's ``number``-th snapshot, unless a later one was sent (states
         are sent outside the room's lock, so two broadcasts may overlap) or, unless ``again``,
-        this same state was the last one sent."""
+        this same state was the last one sent. ``text`` is the state's JSON where the caller
+        has it. A connection with deltas is sent what changed since its last state (``again``:
+        the whole state)."""
         async with self.lock:
-            if number < self.shown_no or (text == self.shown and not again):
+            if number < self.shown_no:
                 return
-            self.shown, self.shown_no = text, number
+            if self.deltas:
+                out = self._delta_text(state, whole=again)
+                if out is None:
+                    return
+            else:
+                out = json.dumps(state, ensure_ascii=False) if text is None else text
+                if out == self.shown and not again:
+                    return
+                self.shown = out
+            self.shown_no = number
             with contextlib.suppress(Exception):
-                await self.ws.send_text(text)
+                await self.ws.send_text(out)
+
+    def _delta_text(self, state: dict[str, Any], whole: bool) -> str | None:
+        """The message that brings this connection from its last state to ``state``, or None
+        when nothing changed."""
+        message: dict[str, Any]
+        if self.last is None or whole:
+            message = {**state, "stream": self.stream, "seq": self.seq + 1}
+        else:
+            change = delta(self.last, state)
+            if change is None:
+                return None
+            message = {**change, "stream": self.stream, "base": self.seq, "seq": self.seq + 1}
+        self.seq += 1
+        self.last = state
+        return json.dumps(message, ensure_ascii=False)
 
 
 def counted(window: deque[float], now: float) -> int:
@@ -383,10 +423,10 @@ class Room:
     async def send_state(self, conn: Conn) -> None:
         """Send one connection its state (call without the room's lock)."""
         async with self.lock:  # a state is taken under the lock: every move in it is stored
-            text = json.dumps(await self.state(conn), ensure_ascii=False)
+            state = await self.state(conn)
             self.snapshots += 1
             number = self.snapshots
-        await conn.send_snapshot(text, number, again=True)
+        await conn.send_snapshot(state, number, again=True)
 
     async def broadcast(self) -> None:
         """Send every connection its state (during a slap window, the others wait for it).
@@ -399,24 +439,29 @@ class Room:
         yet. They are sent after the lock is released, numbered so none overtakes a later one.
         """
         await self._lobby_news()
-        out: list[tuple[Conn, str]] = []
+        out: list[tuple[Conn, dict[str, Any], str | None]] = []
         async with self.lock:
             self.tick()
             held = self.hold_seat is not None and time.monotonic() < self.hold_until
-            cache: dict[int | None, str] = {}
+            # A seat's state is built once, and encoded once for those sent it whole.
+            states: dict[int | None, dict[str, Any]] = {}
+            texts: dict[int | None, str] = {}
             for conn in list(self.conns):
                 if held and conn.seat != self.hold_seat:
                     continue
                 if conn.coach and conn.seat is not None:
-                    out.append((conn, json.dumps(await self.state(conn), ensure_ascii=False)))
+                    out.append((conn, await self.state(conn), None))
                     continue
-                if conn.seat not in cache:
-                    cache[conn.seat] = json.dumps(await self.state(conn), ensure_ascii=False)
-                out.append((conn, cache[conn.seat]))
+                if conn.seat not in states:
+                    states[conn.seat] = await self.state(conn)
+                state = states[conn.seat]
+                if not conn.deltas and conn.seat not in texts:
+                    texts[conn.seat] = json.dumps(state, ensure_ascii=False)
+                out.append((conn, state, None if conn.deltas else texts[conn.seat]))
             self.snapshots += 1
             number = self.snapshots
-        for conn, text in out:
-            await conn.send_snapshot(text, number)
+        for conn, state, text in out:
+            await conn.send_snapshot(state, number, text=text)
         if held and (self.flush_task is None or self.flush_task.done()):
             self.flush_task = asyncio.create_task(self._flush_later())
 
@@ -852,6 +897,8 @@ class Room:
             await self._react(conn, message)
         elif isinstance(message, BackMessage):
             await self._back(conn)
+        elif isinstance(message, ResyncMessage):
+            await self.send_state(conn)  # whole
 
     async def _refuse(self, conn: Conn, words: str, move_id: str | None = None) -> None:
         answer: dict[str, Any] = {"type": "error", "message": words}
@@ -1031,6 +1078,14 @@ class Room:
         for task in [*tasks, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
+        # A cancelled task keeps its CancelledError, whose traceback holds the task's frames
+        # and so this room: were the room to keep its tasks, the two would make a cycle that
+        # only the collector's rare full passes free (tune_runtime), and memory would grow
+        # with every finished game. Dropped, they leave with their last reference.
+        self.driver = self.flush_task = self.turn_task = self.round_task = None
+        if self.release_task is not asyncio.current_task():
+            self.release_task = None
+        self.grace_tasks.clear()
         if self.table is not None:
             await asyncio.to_thread(self.table.close)
 
@@ -1073,8 +1128,11 @@ class Link:
     """A websocket of this process: its room, whose owner (here or elsewhere) it is
     attached to, and its own message window (the flood limit per socket)."""
 
-    def __init__(self, ws: WebSocket, code: str, hashed: str | None, address: str) -> None:
+    def __init__(
+        self, ws: WebSocket, code: str, hashed: str | None, address: str, deltas: bool = False
+    ) -> None:
         self.ws = ws
+        self.deltas = deltas  # the client asked for deltas (deltas.py)
         self.code = code
         self.hashed = hashed  # the token's hash (None: a spectator)
         self.address = address
@@ -1087,6 +1145,10 @@ class Link:
         self.outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.sender: asyncio.Task[None] | None = None
         self.settling = asyncio.Lock()  # one attachment at a time (Hub._settle)
+        # When an attach was sent to the owner that has not been answered yet (None: it was).
+        # Pub/sub delivers at most once: an attach, or the state that answers it, published
+        # as Redis comes back is lost, and the sweep asks again.
+        self.asked: float | None = None
 
     def deliver(self, kind: str, value: Any) -> None:
         """Queue what the owner sent for this socket (a text, or a close), in order."""
@@ -1169,6 +1231,11 @@ class Hub:
         self.remote: dict[tuple[str, str], Inbox] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeps = 0
+        # Per process: when it last sent this one a message (monotonic). A message proves the
+        # sender alive as well as its heartbeat does; after Redis restarts (the heartbeats
+        # lost), a socket attached again before its process's heartbeat was renewed must not
+        # be taken for one of a dead process.
+        self.heard: dict[str, float] = {}
 
     # ------------------------------------------------------------- start and stop
 
@@ -1548,7 +1615,9 @@ class Hub:
 
     # ------------------------------------------------------------- sockets
 
-    async def connect(self, ws: WebSocket, code: str, token: str | None) -> None:
+    async def connect(
+        self, ws: WebSocket, code: str, token: str | None, deltas: bool = False
+    ) -> None:
         """Serve one websocket until it closes, attached to its room wherever it is owned."""
         await ws.accept()
         code = code.strip().upper()
@@ -1568,7 +1637,7 @@ class Hub:
             await ws.close(code=4404)
             return
         address = ws.client.host if ws.client is not None else ""
-        link = Link(ws, code, token_hash(token) if token else None, address)
+        link = Link(ws, code, token_hash(token) if token else None, address, deltas)
         self.links.setdefault(code, {})[link.id] = link
         try:
             await self._settle(link)
@@ -1647,7 +1716,9 @@ class Hub:
             log.warning("room %s: the store failed: %s", room.code, one_line(exc))
             await conn.send({"type": "error", "message": failure_words(exc, True)})
 
-    async def _admit(self, room: Room, ws: Any, hashed: str | None) -> Conn | None:
+    async def _admit(
+        self, room: Room, ws: Any, hashed: str | None, deltas: bool = False
+    ) -> Conn | None:
         """The connection of a socket to a room owned here (its seat from its token), or
         None when it is refused (told why and closed)."""
         seat = None
@@ -1664,7 +1735,7 @@ class Hub:
             await ws.send_json({"type": "error", "message": crowded})
             await ws.close(code=CLOSE_CROWDED)
             return None
-        conn = Conn(ws, seat)
+        conn = Conn(ws, seat, deltas=deltas)
         await room.attach(conn)
         return conn
 
@@ -1688,7 +1759,7 @@ class Hub:
         if room is not None:
             if link.conn is None or link.room is not room:
                 link.owner = None
-                conn = await self._admit(room, link.ws, link.hashed)
+                conn = await self._admit(room, link.ws, link.hashed, link.deltas)
                 if conn is None:
                     link.closed = True
                     return
@@ -1708,12 +1779,14 @@ class Hub:
                         "node": self.cluster.node,
                         "token": link.hashed,
                         "address": link.address,
+                        "deltas": link.deltas,
                     },
                 )
             except (RedisError, OSError):
                 return
             # Not heard (the owner's channel is broken a moment): the sweep tries again.
             link.owner = owner if heard else None
+            link.asked = time.monotonic()
 
     async def _unlink(self, link: Link) -> None:
         links = self.links.get(link.code)
@@ -1740,9 +1813,13 @@ class Hub:
     async def _message(self, message: dict[str, Any]) -> None:
         """A message from another process (on this process's channel, in order)."""
         kind = message.get("kind")
+        sender = message.get("node") if kind != "call" else message.get("from")
+        if isinstance(sender, str):
+            self.heard[sender] = time.monotonic()
         if kind in ("out", "close"):
             link = self._link(str(message.get("conn")))
             if link is not None:
+                link.asked = None  # the owner answered
                 link.deliver(
                     "text" if kind == "out" else "close",
                     message.get("text") if kind == "out" else message.get("code", 1000),
@@ -1810,7 +1887,12 @@ class Hub:
                     continue
                 ws = RemoteSocket(self.cluster, node, link_id)
                 token = message.get("token")
-                conn = await self._admit(room, ws, token if isinstance(token, str) else None)
+                conn = await self._admit(
+                    room,
+                    ws,
+                    token if isinstance(token, str) else None,
+                    message.get("deltas") is True,
+                )
                 if conn is None:
                     self.remote.pop(key, None)
                     return
@@ -1902,7 +1984,12 @@ class Hub:
         for code in await cluster.orphans():
             if code not in self.rooms:
                 with contextlib.suppress(Elsewhere):
-                    await self.find(code)
+                    if await self.find(code) is None:
+                        # Not in the store (a row deleted, another deployment's room on the
+                        # same Redis): not in play. Left in the set, it was looked for in the
+                        # store every second, by every process, for ever.
+                        await cluster.redis.srem(LIVE_ROOMS, code)
+        now = time.monotonic()
         for code, links in list(self.links.items()):
             if code in self.rooms:
                 continue
@@ -1910,10 +1997,21 @@ class Hub:
             for link in list(links.values()):
                 if owner is None or owner != link.owner:
                     await self._settle(link)
+                elif link.asked is not None and now - link.asked > UNANSWERED_S:
+                    await self._settle(link, again=True)  # the attach or its answer was lost
         nodes = {node for node, _ in self.remote}
-        gone = nodes - await cluster.alive(nodes)
+        recent = {n for n in nodes if now - self.heard.get(n, -math.inf) < LEASE_S}
+        gone = nodes - recent - await cluster.alive(nodes - recent)
+        for node in set(self.heard) - nodes:  # no socket of it here: forgotten
+            if now - self.heard[node] >= LEASE_S:
+                del self.heard[node]
         for key, inbox in list(self.remote.items()):
             if key[0] in gone:
                 self.remote.pop(key, None)
                 if inbox.conn is not None and inbox.room is not None:
                     await inbox.room.detach(inbox.conn)
+                    # Its process may be alive still (its heartbeat late, lost with a Redis
+                    # restart): told, it attaches the socket again. A dead one hears nothing.
+                    await self._tell(
+                        key[0], {"kind": "moved", "room": inbox.code, "node": self._node()}
+                    )

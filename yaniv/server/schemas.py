@@ -155,11 +155,23 @@ class BackMessage(_Strict):
     type: Literal["back"]
 
 
+class ResyncMessage(_Strict):
+    """A client with deltas asks for the whole state again (it missed one: deltas.py)."""
+
+    type: Literal["resync"]
+
+
 #: The client's message types.
-MESSAGE_TYPES = ("move", "next_round", "coach", "ping", "react", "back")
+MESSAGE_TYPES = ("move", "next_round", "coach", "ping", "react", "back", "resync")
 
 ClientMessage = Annotated[
-    MoveMessage | NextRoundMessage | CoachMessage | PingMessage | ReactMessage | BackMessage,
+    MoveMessage
+    | NextRoundMessage
+    | CoachMessage
+    | PingMessage
+    | ReactMessage
+    | BackMessage
+    | ResyncMessage,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)

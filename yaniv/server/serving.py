@@ -93,6 +93,9 @@ def server_config(app: Any, host: str, port: int, limits: Limits, **options: Any
         "log_level": "warning",
         "ws_max_size": 1 << 20,
         "timeout_keep_alive": 5,
+        # No permessage-deflate: with deltas a message is about a kilobyte, and compressing
+        # each one cost a busy server an eighth of its time (docs/scaling.md, Figures).
+        "ws_per_message_deflate": False,
         "http": timed_protocol(limits.request_timeout),
     }
     settings.update(options)

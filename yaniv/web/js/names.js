@@ -4,7 +4,7 @@ import { t } from "./i18n.js";
 
 // The catalogue keys (written out so that each is checked to exist in the catalogues).
 const LEVEL = { random: "level.random", easy: "level.easy", medium: "level.medium",
-  expert: "level.expert", master: "level.master" };
+  expert: "level.expert", master: "level.master", learned: "level.learned" };
 const PRESET = { standard: "preset.standard", quick: "preset.quick", hebrew: "preset.hebrew",
   draw_first: "preset.draw_first", slapdown: "preset.slapdown", custom: "preset.custom" };
 

@@ -1,5 +1,9 @@
-// The game's websocket: /ws/CODE?token=... (none for a spectator); reconnects with backoff,
-// answers nothing itself: every message goes to onMessage, state down.
+// The game's websocket: /ws/CODE?token=...&deltas=1 (no token for a spectator); reconnects
+// with backoff, answers nothing itself: every message goes to onMessage, state down. The
+// server sends a first whole state, then what changed (deltas.js): onMessage is given whole
+// states, each a copy of its own.
+
+import { applyDelta } from "./deltas.js";
 
 const CLOSE_NO_ROOM = 4404;
 const CLOSE_FORBIDDEN = 4403;
@@ -24,13 +28,14 @@ export class GameSocket {
     this.ws = null;
     this.timer = null;
     this.pinger = null;
+    this.last = null; // the last state, as the server numbered it (stream, seq)
     this.connect();
   }
 
   url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    return `${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}${query}`;
+    const token = this.token ? `token=${encodeURIComponent(this.token)}&` : "";
+    return `${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}?${token}deltas=1`;
   }
 
   connect() {
@@ -58,7 +63,7 @@ export class GameSocket {
       } catch {
         return;
       }
-      if (message && typeof message === "object") this.onMessage(message);
+      if (message && typeof message === "object") this.receive(message);
     };
     ws.onclose = (event) => {
       clearInterval(this.pinger);
@@ -72,6 +77,26 @@ export class GameSocket {
       }
       this.retry();
     };
+  }
+
+  /** A message from the server: a delta made whole, a stale one dropped. */
+  receive(message) {
+    if (message.type === "state" && typeof message.stream === "string") {
+      this.last = message;
+    } else if (message.type === "delta") {
+      const last = this.last;
+      if (!last || message.stream !== last.stream) return; // from before a reconnect
+      if (message.base !== last.seq) {
+        this.send({ type: "resync" }); // one was missed: the whole state again
+        return;
+      }
+      this.last = applyDelta(last, message);
+    } else {
+      this.onMessage(message);
+      return;
+    }
+    // The table keeps (and marks) what it is given: a copy, so the next delta's base stays.
+    this.onMessage(structuredClone(this.last));
   }
 
   retry() {

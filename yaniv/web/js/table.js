@@ -476,17 +476,20 @@ export class TableScreen {
     if (!v) return;
     const shown = this.shownEvents;
     this.shownEvents = { round: v.round, count: v.events.length };
-    // the first view: nothing is new, unless it is a round just dealt (the deal flies)
     const dealt = v.events.length === 1 && v.events[0].type === "deal";
-    if (!shown && !dealt) return;
-    const fresh = !shown || shown.round !== v.round ? v.events : v.events.slice(shown.count);
-    if (!fresh.length) return;
-    const lands = fly(this.root, before, fresh, v.seat);
+    // a round's hands turn face up the first time this page shows its end, even where the
+    // round ended before the page's first view (a bot that called at once)
     const dialog = this.root.querySelector(".round-end");
     const revealing = dialog && this.revealed !== v.round ? reveal(dialog) : 0;
     if (dialog) this.revealed = v.round;
-    this.landing = performance.now() + Math.max(lands, revealing);
-    soundsOf(fresh).forEach((name, i) => playSound(name, i * 0.09));
+    let fresh = !shown || shown.round !== v.round ? v.events : v.events.slice(shown.count);
+    if (!shown && !dealt) fresh = []; // the first view: nothing is new, unless just dealt
+    const lands = fresh.length ? fly(this.root, before, fresh, v.seat) : 0;
+    if (fresh.length || revealing) this.landing = performance.now() + Math.max(lands, revealing);
+    // a round that ended before the first view is still heard ending with its call
+    const heard =
+      fresh.length || !revealing ? fresh : v.events.filter((e) => e.type === "showdown");
+    soundsOf(heard).forEach((name, i) => playSound(name, i * 0.09));
   }
 
   /** The move log in the page's language: the earlier rounds this browser saw (kept over a
