@@ -21,6 +21,7 @@ LAYERS = {
     "rules": 1,
     "moves": 1,
     "discards": 1,
+    "compiled": 1,
     "state": 2,
     "scoring": 2,
     "events": 2,
@@ -68,8 +69,10 @@ def imports_of(path: Path) -> set[str]:
                 continue
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                # `from . import record` imports a module; `from .game import Game`, a name.
-                is_module = (PACKAGE.parent / sub.replace(".", "/")).with_suffix(".py").exists()
+                # `from . import record` imports a module; `from .game import Game`, a name;
+                # `from . import _core`, the compiled module (its types in a .pyi beside it).
+                where = PACKAGE.parent / sub.replace(".", "/")
+                is_module = where.with_suffix(".py").exists() or where.with_suffix(".pyi").exists()
                 found.add(sub if is_module else target)
     found.discard(here)
     return found
