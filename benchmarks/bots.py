@@ -2,28 +2,41 @@
 games (prints ms figures).
 
     .venv/bin/python benchmarks/bots.py [--games N] [--json]
+    nice -n 15 .venv/bin/python benchmarks/bots.py --cap-check [--levels random,easy]
+        [--players 2,4] [--games 10000] [--budget-s S] [--rules standard] [--json]
 
 Each level plays ``N`` games against medium with 2 players and ``N`` with 4 (the level in
 seat 0); every decision of seat 0 is timed. The coach line times
 ``yaniv_success_probability`` at every turn where a Yaniv call under the threshold is legal,
 in the medium games of 2, 3 and 4 players.
+
+``--cap-check`` plays ``--games`` games of each level against itself (every seat that level,
+the arena's deals and seeds: ``yaniv.arena.play_game``) and counts the games stopped at the
+arena's move cap (``--max-moves``, the arena's 5,000 by default): the issue's figure is 0 in
+10,000 games of each level. ``--budget-s`` stops a (level, players) run after that many seconds
+and reports how many games it played; the capped games' indices are printed for a replay
+(the arena's game index: deal * players, rotation 0, since the rotations of a lineup of one
+level would replay the same game).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from yaniv import Game
-from yaniv.arena import percentile
+from yaniv.arena import MAX_MOVES, GameTask, percentile, play_game
 from yaniv.bots import get_bot
-from yaniv.bots.coach import yaniv_success_probability
+from yaniv.bots.coach import opponents, yaniv_success_probability
+from yaniv.cards import VALUE
 from yaniv.game import Phase
-from yaniv.moves import YANIV
+from yaniv.moves import YANIV, Move
 from yaniv.rules import RuleSet
 from yaniv.view import PlayerView
 
@@ -79,12 +92,186 @@ def show(label: str, f: dict[str, float]) -> None:
     )
 
 
+def cap_check(
+    level: str,
+    players: int,
+    games: int,
+    rules: RuleSet,
+    seed: int,
+    max_moves: int,
+    budget_s: float | None,
+    think_ms: float | None,
+) -> dict[str, object]:
+    """Self-play games of ``level`` until ``games`` are played or ``budget_s`` is spent: how
+    many were capped at ``max_moves``, which, and their moves."""
+    t0 = time.perf_counter()
+    cpu0 = time.process_time()
+    capped: list[int] = []
+    moves: list[int] = []
+    errors = 0
+    for i in range(games):
+        if budget_s is not None and time.perf_counter() - t0 > budget_s:
+            break
+        # Rotation 0 of deal i: the rotations of a lineup of one level would replay its deal.
+        index = i * players
+        task = GameTask(
+            index, (level,) * players, rules, seed, max_moves=max_moves, think_ms=think_ms
+        )
+        r = play_game(task)
+        moves.append(int(r["moves"]))
+        errors += bool(r["errors"])
+        if r["capped"]:
+            capped.append(index)
+    return {
+        "level": level,
+        "players": players,
+        "games": len(moves),
+        "capped": len(capped),
+        "capped_games": capped[:50],
+        "errors": errors,
+        "mean_moves": round(statistics.fmean(moves), 1) if moves else 0.0,
+        "max_moves": max(moves, default=0),
+        "cpu_s": round(time.process_time() - cpu0, 1),
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+# ----------------------------------------------------------------- the former points rule
+
+
+def points_expectation(view: PlayerView, p: float) -> float:
+    """The coach's former ``call_expectation``, in points: the others' mean hand on success,
+    my hand and the penalty on an Assaf (after my bonus; 60 more for going over the limit)."""
+    rules = view.rules
+    mine = view.hand_value
+    if rules.assaf_scoring == "caller_only" and mine <= rules.yaniv_threshold:
+        fail = rules.assaf_penalty
+    else:
+        fail = mine + rules.assaf_penalty
+    new = view.scores[view.seat] + fail
+    if rules.bonus == "halve" and new in rules.bonus_targets:
+        fail -= new - new // 2
+    elif rules.bonus == "subtract" and new % rules.bonus_step == 0:
+        fail -= rules.bonus_amount
+    if new > rules.score_limit:
+        fail += 60
+    opps = opponents(view)
+    hand = sum(sum(VALUE[c] for c in o.known) + 4.0 * o.unknown for o in opps)
+    return p * hand / max(1, len(opps)) - (1 - p) * fail
+
+
+def points_should_call(view: PlayerView, p: float, margin: float = 0.0) -> bool:
+    """The coach's former ``should_call``: a sure call, or points beating -(hand / 2 + 2)."""
+    return p >= 0.995 or points_expectation(view, p) > -0.5 * view.hand_value - 2.0 + margin
+
+
+class PointsRule:
+    """A level deciding its Yaniv calls by the former points rule (the rest is its own)."""
+
+    def __init__(self, level: str, seed: int | None = None) -> None:
+        self.bot = get_bot(level, seed)
+        self.name = f"{level}-points"
+
+    def choose(self, view: PlayerView) -> Move:
+        """The level's move, with the points rule patched in for this decision."""
+        from yaniv.bots import expert_bot, medium_bot
+
+        # The levels' modules hold the coach's functions by name: patched there, for this call.
+        places = [
+            (medium_bot, "should_call", points_should_call),
+            (medium_bot, "call_expectation", points_expectation),
+            (expert_bot, "should_call", points_should_call),
+        ]
+        saved = [getattr(module, name) for module, name, _ in places]
+        for module, name, rule in places:
+            setattr(module, name, rule)
+        try:
+            return self.bot.choose(view)
+        finally:
+            for (module, name, _), old in zip(places, saved, strict=True):
+                setattr(module, name, old)
+
+
+def ab_points(level: str, players: int, deals: int, rules: RuleSet, seed: int) -> dict[str, Any]:
+    """``level`` as it is against ``players - 1`` of it with the former points rule, every
+    deal played in each rotation: its wins (shared wins split) with a 95 % interval."""
+    from yaniv import arena
+
+    class Seated(PointsRule):
+        def __init__(self, seed: int | None = None) -> None:
+            super().__init__(level, seed)
+
+    arena._OBJECTS["points-rule"] = Seated  # the arena seats a class with its seed
+    lineup = (level,) + ("points-rule",) * (players - 1)
+    wins = 0.0
+    games = capped = errors = 0
+    for i in range(deals * players):
+        r = play_game(GameTask(i, lineup, rules, seed))
+        games += 1
+        capped += bool(r["capped"])
+        errors += bool(r["errors"])
+        seat = r["entrants"].index(0)
+        if seat in r["winners"]:
+            wins += 1 / len(r["winners"])
+    lo, hi = arena.wilson(wins, games)
+    return {"level": level, "players": players, "games": games, "wins": wins,
+            "rate": wins / games, "ci95": [lo, hi], "capped": capped, "errors": errors}  # fmt: skip
+
+
 def main() -> None:
-    """Time every level, then the coach."""
+    """Time every level, then the coach (or, with ``--cap-check``, count capped games)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=10, help="games per level and size")
+    parser.add_argument("--games", type=int, default=None, help="games per level and size")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    parser.add_argument("--cap-check", action="store_true", help="count capped self-play games")
+    parser.add_argument("--levels", default="random,easy,medium,expert")
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--rules", default="standard", help="a preset name")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-moves", type=int, default=MAX_MOVES)
+    parser.add_argument("--budget-s", type=float, default=None, help="seconds per level/size")
+    parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
+    parser.add_argument("--ab-points", metavar="LEVEL", help="LEVEL against the points rule")
     args = parser.parse_args()
+    if args.ab_points:
+        for players in (int(x) for x in args.players.split(",")):
+            deals = 150 if args.games is None else args.games
+            ab = ab_points(args.ab_points, players, deals, RuleSet.preset(args.rules), args.seed)
+            lo, hi = ab["ci95"]
+            print(
+                f"{args.ab_points} against {players - 1} with the points rule, {args.rules}: "
+                f"{ab['rate']:.1%} of {ab['games']} [{lo:.1%}, {hi:.1%}], capped {ab['capped']}, "
+                f"errors {ab['errors']}",
+                flush=True,
+            )
+        return
+    if args.cap_check:
+        report = []
+        for level in args.levels.split(","):
+            for players in (int(x) for x in args.players.split(",")):
+                r = cap_check(
+                    level,
+                    players,
+                    10_000 if args.games is None else args.games,
+                    RuleSet.preset(args.rules),
+                    args.seed,
+                    args.max_moves,
+                    args.budget_s,
+                    args.think_ms,
+                )
+                report.append(r)
+                print(
+                    f"{level:>8}, {players} players: {r['games']:6d} games, capped "
+                    f"{r['capped']} {r['capped_games'] if r['capped'] else ''}, errors "
+                    f"{r['errors']}, moves mean {r['mean_moves']} max {r['max_moves']}, "
+                    f"{r['cpu_s']} CPU s, load {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
+        if args.json:
+            print(json.dumps(report))
+        return
+    if args.games is None:
+        args.games = 10
     out: dict[str, dict[str, float]] = {}
     for level in ("random", "easy", "medium", "expert"):
         for players in (2, 4):

@@ -159,20 +159,22 @@ def test_calibration_map_is_monotone() -> None:
 def test_calibration_features_read_the_opponents_public_play() -> None:
     game = _position("AS 2C", "9D 8H 7C")
     view = game.view(0)
-    assert calibration_features(view) == (0.0, 3.0, 1.0, 0.0, 0.0)
+    assert calibration_features(view) == (0.0, 3.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     game = Game.new(RuleSet(), players=3, seed=5)
     for _ in range(12):
         seat = game.to_move
         assert seat is not None
         game.play(get_bot("medium", 1).choose(game.view(seat)))
     view = game.view(game.to_move or 0)
-    turns, hand, opps, shed, pile = calibration_features(view)
+    turns, hand, opps, shed, pile, multi, taken, same, bound, low = calibration_features(view)
     assert opps == 2.0 and 1.0 <= hand <= 5.0 and turns >= 1.0
-    assert 0.0 <= shed <= 30.0 and 0.0 <= pile <= 1.0
-    # The same raw frequency means more against opponents whose discards are high (measured),
-    # and more when an opponent holds few cards (the raw model is too pessimistic there).
-    assert calibrate(0.8, (5.0, 3.0, 1.0, 12.0, 0.3)) > calibrate(0.8, (5.0, 3.0, 1.0, 6.0, 0.3))
-    assert calibrate(0.8, (5.0, 1.0, 1.0, 9.0, 0.3)) > calibrate(0.8, (5.0, 4.0, 1.0, 9.0, 0.3))
+    assert 0.0 <= shed <= 30.0 and 0.0 <= pile <= 1.0 and 0.0 <= multi <= 1.0
+    assert 0.0 <= taken <= 10.0 and 0.0 <= same <= 12.0 and 0.0 <= low <= 12.0 and bound >= -10
+    # The same raw frequency means more when an opponent holds few cards (the raw model is
+    # too pessimistic there: measured by every fit so far).
+    style = (0.25, 4.5, 4.0, 9.0, 0.0)  # typical values of the style features
+    few, many = (5.0, 1.0, 1.0, 9.0, 0.3, *style), (5.0, 4.0, 1.0, 9.0, 0.3, *style)
+    assert calibrate(0.8, few) > calibrate(0.8, many)
 
 
 def test_advice_is_ranked_legal_and_explained() -> None:

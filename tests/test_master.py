@@ -7,13 +7,15 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import rule_sets
 
-from tests.strategies import rule_sets
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
 from yaniv.bots.master_bot import MasterBot, resample
+from yaniv.cards import Card, parse_card, parse_cards
 from yaniv.game import Phase
+from yaniv.moves import Move
 from yaniv.rules import RuleSet
 from yaniv.search import World
 
@@ -114,7 +116,7 @@ def test_master_takes_a_sure_winning_yaniv() -> None:
 
 def test_master_never_reads_hidden_cards() -> None:
     """Positions that differ only in what the seat cannot see give the same move."""
-    from tests.test_bots import _mid_round, _with_events
+    from test_bots import _mid_round, _with_events
 
     for seed in range(3):
         game = _mid_round(seed)
@@ -157,3 +159,108 @@ def test_many_players_spend_the_budget_on_fewer_turns() -> None:
 
     assert turn_weight(2) == turn_weight(4) == 1.0
     assert 1.0 < turn_weight(5) < turn_weight(6) < turn_weight(8)
+
+
+def test_the_budget_reaches_the_searching_levels_only() -> None:
+    from yaniv.errors import YanivError
+
+    assert isinstance(get_bot("master", 3, think_ms=12), MasterBot)
+    assert get_bot("master", 3, think_ms=12).think_ms == 12  # type: ignore[attr-defined]
+    assert get_bot("master", 3).think_ms == 250  # type: ignore[attr-defined]
+    assert get_bot("expert", 3, think_ms=12).name == "expert"  # no budget: ignored
+    for bad in (0.0, -5.0, float("nan"), 1e9):
+        with pytest.raises(YanivError, match="--think-ms"):
+            get_bot("master", 3, think_ms=bad)
+
+
+def test_the_arena_gives_its_budget_to_the_master(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yaniv.arena import run_arena
+    from yaniv.bots.base import BOTS
+
+    budgets: list[float] = []
+
+    class Spy(MasterBot):
+        def __init__(self, seed: int | None = None, think_ms: float = 250.0) -> None:
+            budgets.append(think_ms)
+            super().__init__(seed, think_ms=think_ms)
+
+    get_bot("master")  # the built-in levels registered, then the spy in the master's place
+    monkeypatch.setitem(BOTS, "master", Spy)
+    report = run_arena(["master", "random"], 2, 1, RuleSet(score_limit=30), think_ms=6)
+    assert report["think_ms"] == 6 and budgets and set(budgets) == {6}
+
+
+def test_the_arena_command_refuses_a_bad_budget_in_words() -> None:
+    from typer.testing import CliRunner
+
+    from yaniv.cli import app
+
+    result = CliRunner().invoke(app, ["arena", "--games", "1", "--think-ms", "-1"])
+    assert result.exit_code == 2 and "--think-ms" in result.output and "above 0" in result.output
+
+
+def _doubtful_call() -> Game:
+    """Two players; I hold 2C 3D (5) and may call; the opponent's five cards are unknown."""
+    hands = [parse_cards("2C 3D"), parse_cards("9S 4H AD KC 6D")]
+    used = {*hands[0], *hands[1], parse_card("8H")}
+    stock = [c for c in range(54) if c not in used]
+    return Game.from_position(RuleSet(), hands, stock, [[parse_card("8H")]], 0)
+
+
+def test_a_searched_call_is_priced_by_the_coach_in_every_world() -> None:
+    # The worlds' showdowns are dealt by the uncalibrated low-card model; the call is worth the
+    # coach's calibrated odds times the utility of its two outcomes, the same in every world.
+    from yaniv.bots.coach import call_value, yaniv_success_probability
+    from yaniv.moves import YANIV
+
+    view = _doubtful_call().view(0)
+    turn = next(m for m in view.legal_moves if m != YANIV)
+    cands: list[tuple[Move, Card | None]] = [(YANIV, None), (turn, None)]
+    values = MasterBot(3, think_ms=FAST).world_values(view, cands)
+    assert values is not None and len(values[0]) == len(values[1]) >= 6
+    p, cv = yaniv_success_probability(view), call_value(view)
+    assert values[0] == [p * cv.success + (1 - p) * cv.failure] * len(values[0])
+    # Judged by the showdowns instead, the call's value changes from world to world.
+    shown = MasterBot(3, think_ms=FAST, coach_call=False).world_values(view, cands)
+    assert shown is not None and len(set(shown[0])) > 1
+
+
+def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:
+    from yaniv.moves import YANIV
+
+    view = _doubtful_call().view(0)
+    turns = [m for m in view.legal_moves if m != YANIV][:3]
+    cands: list[tuple[Move, Card | None]] = [(YANIV, None), *((t, None) for t in turns)]
+    base = [0.4, 0.6, 0.4, 0.6]
+    values = [
+        [0.55] * 4,  # better on average than the base, but within its noise
+        base,
+        [b + d for b, d in zip(base, [0.3, -0.25, 0.3, -0.25], strict=True)],  # noise
+        [b + 0.02 for b in base],  # a little better in every world: a real difference
+    ]
+    totals = MasterBot(1)._tested(cands, values, 1)
+    assert totals[1] == pytest.approx(2.0) and totals[3] == pytest.approx(2.08)
+    assert totals[0] < totals[1] and totals[2] < totals[1]
+    # Without the test (z = 0 is a plain comparison of means) the noisy ones would stand.
+    plain = MasterBot(1, z=0.0)._tested(cands, values, 1)
+    assert plain[0] > plain[1] and plain[2] > plain[1]
+
+
+def test_a_doubtful_call_defaults_to_the_coach_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The call is worth 0.45 in every world; the turn 0.5 on average, within its noise. The
+    # search keeps the coach's verdict (call where the call beats its price of playing on).
+    from yaniv.bots import master_bot
+    from yaniv.bots.coach import CallValue
+    from yaniv.moves import YANIV
+
+    view = _doubtful_call().view(0)
+    turn = next(m for m in view.legal_moves if m != YANIV)
+    cands: list[tuple[Move, Card | None]] = [(YANIV, None), (turn, None)]
+    bot = MasterBot(1)
+    values = [[0.45] * 4, [0.62, 0.38, 0.62, 0.38]]
+    monkeypatch.setattr(bot, "world_values", lambda v, c: values)
+    for play_on, calls in ((0.40, True), (0.50, False)):
+        price = CallValue(0.6, 0.1, play_on)
+        monkeypatch.setattr(master_bot, "call_value", lambda v, price=price: price)
+        totals = bot._search(view, cands)
+        assert totals is not None and (totals[0] > totals[1]) is calls, play_on

@@ -134,8 +134,15 @@ def _seated(policy: Any, seed: int) -> Any:
     return _FunctionPolicy(policy)
 
 
-def make_bot(spec: str, seed: int, time_limit: float, startup_limit: float = STARTUP_LIMIT) -> Any:
-    """A bot from its spec: a level name, ``cmd:COMMAND`` or ``module:Name``."""
+def make_bot(
+    spec: str,
+    seed: int,
+    time_limit: float,
+    startup_limit: float = STARTUP_LIMIT,
+    think_ms: float | None = None,
+) -> Any:
+    """A bot from its spec: a level name (a searching one given ``think_ms``), ``cmd:COMMAND``
+    or ``module:Name``."""
     if spec.startswith("cmd:"):
         return CmdBot(spec[4:], time_limit, startup_limit=startup_limit)
     if spec in _OBJECTS:
@@ -144,7 +151,7 @@ def make_bot(spec: str, seed: int, time_limit: float, startup_limit: float = STA
         return _seated(load_policy(spec), seed)
     from .bots import get_bot
 
-    return get_bot(spec, seed)
+    return get_bot(spec, seed, think_ms=think_ms)
 
 
 def _as_move(answer: Any, bot: str) -> Move:
@@ -170,9 +177,11 @@ def check_spec(spec: str) -> None:
     if ":" in spec:
         load_policy(spec)
         return
-    from .bots.base import bot_names
+    from .bots.base import BOTS, bot_names, get_bot
 
     if spec not in bot_names():
+        if spec in BOTS:  # a level that wants an optional dependency: it says which
+            get_bot(spec)
         raise YanivError(
             f"unknown bot {spec!r}; bots: {', '.join(sorted(bot_names()))}, cmd:COMMAND, "
             "or module:Name (a policy on the Python path)"
@@ -244,6 +253,7 @@ class GameTask:
     time_limit: float = 10.0
     max_moves: int = MAX_MOVES
     startup_limit: float = STARTUP_LIMIT
+    think_ms: float | None = None  # the searching levels' budget; None: their default
 
 
 def deal_for(
@@ -339,8 +349,9 @@ def play_game(task: GameTask, programs: Programs | None = None) -> dict[str, Any
                 if programs is not None and spec.startswith("cmd:"):
                     bots.append(programs.take(spec, task.time_limit, task.startup_limit))
                 else:
+                    seed = deal_seed * 16 + s
                     bots.append(
-                        make_bot(spec, deal_seed * 16 + s, task.time_limit, task.startup_limit)
+                        make_bot(spec, seed, task.time_limit, task.startup_limit, task.think_ms)
                     )
             except YanivError as exc:
                 errors.append((s, str(exc)))
@@ -662,8 +673,11 @@ def run_arena(
     max_moves: int = MAX_MOVES,
     startup_limit: float = STARTUP_LIMIT,
     runner: Runner | None = None,
+    think_ms: float | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games and return the report (see the module's docstring).
+
+    ``think_ms`` is the decision budget of the levels that search (``master``); None: theirs.
 
     ``runner`` plays the games elsewhere (``yaniv.arena_ray.ray_runner``: on Ray); the report
     is the same as a local run's for the same seed, but for the measured decision times.
@@ -681,10 +695,16 @@ def run_arena(
     check_time_limit(time_limit)
     check_time_limit(startup_limit, "--startup-limit")
     check_max_moves(max_moves)
+    if think_ms is not None:
+        from .bots.base import check_think_ms
+
+        check_think_ms(think_ms)
     lineup = lineup_for(bots, players)
     Game.new(rules, players=players)  # refuses an unplayable table with a clear error
     tasks = [
-        GameTask(i, lineup, rules, seed, calibration, time_limit, max_moves, startup_limit)
+        GameTask(
+            i, lineup, rules, seed, calibration, time_limit, max_moves, startup_limit, think_ms
+        )
         for i in range(games)
     ]
     results = run_local(tasks, on_game, jobs) if runner is None else runner(tasks, on_game)
@@ -747,6 +767,7 @@ def run_arena(
         "max_moves": max_moves,
         "time_limit": time_limit,
         "startup_limit": startup_limit,
+        "think_ms": think_ms,
         "capped": sum(1 for r in results if r["capped"]),
         "capped_games": [r["index"] for r in results if r["capped"]],
         "bots": [st.to_dict(rating) for st, rating in zip(stats, ratings, strict=True)],

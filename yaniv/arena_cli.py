@@ -21,6 +21,7 @@ from .arena import (
     run_arena,
     short_name,
 )
+from .bots.base import check_think_ms
 from .errors import YanivError
 from .protocol import STARTUP_LIMIT, check_time_limit, serve
 from .rules import RuleSet
@@ -329,6 +330,14 @@ def arena_command(  # noqa: B008
             help="stop a game after this many moves and count it as capped: a win for no one"
         ),
     ] = MAX_MOVES,
+    think_ms: Annotated[
+        float | None,
+        typer.Option(
+            help="milliseconds a searching level (master) may think per decision, counted as "
+            "simulated turns so a seed gives the same games on any machine (default: the "
+            "level's own, 250)"
+        ),
+    ] = None,
     ray: Annotated[
         bool,
         typer.Option(
@@ -378,6 +387,11 @@ def arena_command(  # noqa: B008
         check_max_moves(max_moves)
     except YanivError as exc:
         raise _bad(exc, "--max-moves") from None
+    if think_ms is not None:
+        try:
+            check_think_ms(think_ms)
+        except YanivError as exc:
+            raise _bad(exc, "--think-ms") from None
     use_ray = ray or ray_address is not None or ray_batch is not None
     if use_ray and jobs != 1:
         raise typer.BadParameter(
@@ -428,6 +442,7 @@ def arena_command(  # noqa: B008
                 max_moves=max_moves,
                 startup_limit=startup_limit,
                 runner=runner,
+                think_ms=think_ms,
             )
     except YanivError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")

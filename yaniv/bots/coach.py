@@ -1,4 +1,5 @@
-"""The coach: how likely a Yaniv call is to succeed, and the best moves with reasons.
+"""The coach: how likely a Yaniv call is to succeed, whether it is worth it, and the best moves
+with reasons.
 
 Opponents' unknown cards are sampled from the cards this seat has not seen, weighted toward
 low cards (players keep them), more so the more turns an opponent has played this round:
@@ -7,20 +8,33 @@ each opponent's cards are drawn in seat order, without replacement, from what th
 left. The raw chance of success under that model is computed exactly where one opponent's
 unknown cards decide the call, and as a frequency over ``SAMPLES`` seeded samples where several
 do (standard library only, a bounded cost). It is then mapped through a logistic correction
-fitted to arena games (``yaniv arena ... --calibration``); see docs/bot-protocol.md. The fit
-read the frequency of 1000 samples; the exact chance is that frequency's mean, so the
-correction holds for it as well. Besides the raw chance the correction reads a few public facts
-of the opponents (``calibration_features``): their turns, hand sizes and number, the mean value
-of their discards and how often they took from the pile.
+(``calibrate``) that also reads a few public facts of the opponents (``calibration_features``):
+their turns, hand sizes and number, the mean value of their discards and how often they took
+from the pile. Its parameters are refitted by ``benchmarks/coach_calibration.py --fit`` to
+every position where a mover of each built-in level could call, and shipped in
+``data/coach_calibration.json`` (``CAL_FILE``); the constants below are the fallback.
+
+Whether to call is weighed in the chance of winning the game, like the master's search
+(``yaniv.bots.utility``): ``call_value`` prices a success and an Assaf by scoring each, as the
+engine would, over deals of the opponents' unknown cards, and playing on as a typical round
+from these scores; ``should_call`` calls where ``p * success + (1 - p) * failure`` beats it.
+So a sure call that lands an opponent on a bonus is declined, and a risky one that can put
+the last opponent out is made, under any bonus, end mode, penalty or Assaf scoring. Each
+showdown priced is kept for the round's later decisions (the scores do not change within it),
+and a deliberate call whose verdict is clear after a few deals is not priced further.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import random
+import threading
 from bisect import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from itertools import accumulate
 from typing import Any
 
@@ -28,24 +42,27 @@ from ..cards import NAMES, VALUE, Card, cards_text, mask_of
 from ..events import Discarded, Drew
 from ..game import Phase
 from ..moves import YANIV, Draw, Move, Pass, Slap
+from ..rules import RuleSet
+from ..scoring import RoundScore, bonus, score_round
+from ..state import ResultKind
 from ..view import PlayerView
 from . import heuristics as H
+from . import utility as U
 
 #: Low-card weighting of opponents' unknown cards (set by hand; the correction absorbs the rest).
 BETA0 = 0.05
 BETA1 = 0.03
 #: Logistic correction of the raw frequency:
 #: ``sigmoid(CAL_A * logit(p) + CAL_B + sum(CAL_W[i] * calibration_features(view)[i]))``.
-#: Fitted (maximum likelihood) to 21,000 uncertain Yaniv calls of standard-rules arena games,
-#: seed 101: 700 games expert-vs-medium (2 players), 250 medium-vs-medium (4 players); checked
-#: on seed 202. Medium-vs-easy games were left out of the fit: the easy bot keeps higher hands
-#: than the model assumes, and fitting them too made the expert-vs-medium calls 5 points
-#: optimistic.
+#: These are the fallback where ``CAL_FILE`` is missing: fitted (maximum likelihood) to 21,000
+#: uncertain Yaniv calls of standard-rules arena games, seed 101: 700 games expert-vs-medium
+#: (2 players), 250 medium-vs-medium (4 players); checked on seed 202. Medium-vs-easy games
+#: were left out of that fit.
 CAL_A = 1.1736
 CAL_B = -1.8612
-CAL_W = (0.1966, -0.2679, 0.2702, 0.1530, -1.4227)
+CAL_W = (0.1966, -0.2679, 0.2702, 0.1530, -1.4227, 0.0, 0.0, 0.0, 0.0, 0.0)
 #: Typical features (medians of those calls), for the map of ``p`` alone.
-CAL_TYPICAL = (5.0, 3.0, 1.0, 9.44, 0.333)
+CAL_TYPICAL = (5.0, 3.0, 1.0, 9.44, 0.333, 0.25, 4.5, 4.0, 9.0, 0.0)
 #: Monte Carlo samples per estimate where several opponents can beat the caller.
 SAMPLES = 1000
 
@@ -73,32 +90,75 @@ def opponents(view: PlayerView) -> list[Opponent]:
     ]
 
 
+#: The turns feature is counted up to this many: a stalled round of hundreds of turns would
+#: otherwise carry the logit anywhere (a raw chance of 0 was read as 0.9999).
+TURNS_CAP = 12
+
+
 def calibration_features(view: PlayerView) -> tuple[float, ...]:
-    """Public facts of the other active seats that the correction reads: the fewest discards
-    one has made this round, the fewest cards one holds, how many there are, the mean (over
-    them) of the mean value of one discard, and the mean fraction of draws taken from the pile."""
+    """Public facts of the other active seats that the correction reads.
+
+    First the fewest discards one has made this round (up to ``TURNS_CAP``), the fewest cards
+    one holds, how many there are, the mean (over them) of the mean value of one discard, and
+    the mean fraction of draws taken from the pile; then what tells a style of play apart
+    (greedy players against those who keep pairs and sit on a low hand): the mean fraction of
+    discards of several cards, the mean value of the pile cards taken, the longest run of
+    turns one kept the same hand size, the lowest bound on the hand one held at the start of
+    its last turn (its last discard and its known cards, less a pile card taken then), and the
+    turns they started with two cards or fewer (both counts up to ``TURNS_CAP``)."""
     n = view.n
     turns = [0] * n
     shed = [0] * n
     draws = [0] * n
     pile = [0] * n
+    multi = [0] * n
+    taken_value = [0] * n
+    last_discard = [0] * n
+    last_pick = [0] * n
+    size = [view.rules.hand_size] * n
+    same = [0] * n
+    longest = [0] * n
+    low_turns = 0
     for event in view.events:
         if isinstance(event, Discarded):
-            turns[event.seat] += 1
-            shed[event.seat] += sum(VALUE[c] for c in event.cards)
+            s = event.seat
+            if s != view.seat and size[s] <= 2:
+                low_turns += 1
+            turns[s] += 1
+            value = sum(VALUE[c] for c in event.cards)
+            shed[s] += value
+            multi[s] += len(event.cards) > 1
+            last_discard[s] = value
+            last_pick[s] = 0
+            new = size[s] - len(event.cards) + 1
+            same[s] = same[s] + 1 if new == size[s] else 0
+            longest[s] = max(longest[s], same[s])
+            size[s] = new
         elif isinstance(event, Drew):
             draws[event.seat] += 1
-            pile[event.seat] += event.source == "pile"
+            if event.source == "pile":
+                pile[event.seat] += 1
+                if event.card is not None:
+                    taken_value[event.seat] += VALUE[event.card]
+                    last_pick[event.seat] = VALUE[event.card]
     seats = [s for s in view.active_seats() if s != view.seat]
     if not seats:
-        return (0.0, 0.0, 0.0, 0.0, 0.0)
+        return (0.0,) * len(CAL_W)
     k = len(seats)
+    bound = min(
+        last_discard[s] + sum(VALUE[c] for c in view.known[s]) - last_pick[s] for s in seats
+    )
     return (
-        float(min(turns[s] for s in seats)),
+        float(min(TURNS_CAP, *(turns[s] for s in seats))),
         float(min(view.hand_sizes[s] for s in seats)),
         float(k),
         sum(shed[s] / max(1, turns[s]) for s in seats) / k,
         sum(pile[s] / max(1, draws[s]) for s in seats) / k,
+        sum(multi[s] / max(1, turns[s]) for s in seats) / k,
+        sum(taken_value[s] / max(1, pile[s]) for s in seats) / k,
+        float(min(TURNS_CAP, max(longest[s] for s in seats))),
+        float(bound),
+        float(min(TURNS_CAP, low_turns)),
     )
 
 
@@ -319,13 +379,38 @@ def raw_success(
     return wins / samples, False
 
 
-def calibrate(p: float, features: tuple[float, ...] | None = None) -> float:
+#: The correction's parameters ``(a, b, w)``.
+Params = tuple[float, float, tuple[float, ...]]
+#: A refitted correction, in the package (``benchmarks/coach_calibration.py --fit ... --write``);
+#: where it is missing or unreadable the built-in ``CAL_A``, ``CAL_B``, ``CAL_W`` hold.
+CAL_FILE = "coach_calibration.json"
+
+
+@functools.cache
+def cal_params() -> Params:
+    """The correction in use: the shipped data file's, else the built-in constants."""
+    try:
+        text = resources.files("yaniv.bots").joinpath("data", CAL_FILE).read_text("utf-8")
+        data = json.loads(text)
+        w = tuple(float(x) for x in data["w"])
+        if len(w) == len(CAL_W):
+            return float(data["a"]), float(data["b"]), w
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return CAL_A, CAL_B, CAL_W
+
+
+def calibrate(
+    p: float, features: tuple[float, ...] | None = None, params: Params | None = None
+) -> float:
     """The logistic correction of a raw frequency ``p``, given the view's
-    ``calibration_features`` (None: typical values, for a table of the map alone)."""
+    ``calibration_features`` (None: typical values, for a table of the map alone) and the
+    correction's ``params`` (None: ``cal_params()``)."""
+    a, b, ws = cal_params() if params is None else params
     q = min(max(p, 0.002), 0.998)
     x = CAL_TYPICAL if features is None else features
-    z = CAL_A * math.log(q / (1 - q)) + CAL_B + sum(w * f for w, f in zip(CAL_W, x, strict=True))
-    return 1 / (1 + math.exp(-z))
+    z = a * math.log(q / (1 - q)) + b + sum(w * f for w, f in zip(ws, x, strict=True))
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def yaniv_success_probability(view: PlayerView) -> float:
@@ -340,44 +425,191 @@ def yaniv_success_probability(view: PlayerView) -> float:
 
 # ----------------------------------------------------------------- Yaniv decisions
 
+#: Deals of the opponents' unknown cards (the coach's low-card model, seeded by the view) over
+#: which a call's two outcomes are priced; fewer with many players, whose utility costs more.
+CALL_WORLDS = 32
+CALL_WORLDS_MANY = 16
+
+
+@dataclass(frozen=True, slots=True)
+class CallValue:
+    """What a Yaniv call now is worth, in this seat's chance of winning the game
+    (``yaniv.bots.utility``): after a success, after an Assaf (or a deliberate call's R15
+    scoring), and on playing on."""
+
+    success: float
+    failure: float
+    play_on: float
+
+    def expectation(self, p: float) -> float:
+        """The change in the chance of winning from calling, at success probability ``p``."""
+        return p * self.success + (1 - p) * self.failure - self.play_on
+
+
+def _after(rules: RuleSet, score: RoundScore, seat: int) -> float:
+    """``seat``'s chance of winning the game after a round scored so: 1 (shared where tied)
+    or 0 where the game ends, else the utility's chance from the new scores."""
+    if score.game_winners:
+        won = seat in score.game_winners
+        return 1 / len(score.game_winners) if won else 0.0
+    return U.win_chances(rules, score.scores, score.out)[seat]
+
+
+#: A deliberate call (R15, above the threshold) never succeeds: its failure alone is priced,
+#: first on this many deals; where that mean is clearly apart from playing on (by more than
+#: ``CLEAR_Z`` standard errors of it and ``CLEAR_MIN``), the verdict is taken there, and the
+#: other deals are not drawn. Measured on 7,546 priced deliberate calls of medium self-play
+#: (hebrew preset, 30 games): a third of the deals drawn, no verdict changed.
+CLEAR_DEALS = 8
+CLEAR_Z = 3.0
+CLEAR_MIN = 0.01
+
+#: Priced outcomes of a showdown, ``(success, chance of winning after it)``, per context
+#: ``(rules, scores, out, caller, caller's value)`` and then per tuple of the opponents'
+#: values: the scores stay for a whole round, so later decisions of the round find their
+#: deals priced. At most ``_PRICED_CONTEXTS`` contexts are kept (the oldest go first).
+_PRICED: dict[tuple[Any, ...], dict[tuple[int, ...], tuple[bool, float]]] = {}
+_PRICED_CONTEXTS = 4096
+# The server decides its rooms' bots on threads at once: two evicting the oldest context
+# together would both delete it (a KeyError that stops a room's bots).
+_PRICED_LOCK = threading.Lock()
+
+
+def _priced_table(
+    rules: RuleSet, scores: list[int], out: list[bool], me: int, mine: int
+) -> dict[tuple[int, ...], tuple[bool, float]]:
+    ctx = (rules, tuple(scores), tuple(out), me, mine)
+    with _PRICED_LOCK:
+        table = _PRICED.get(ctx)
+        if table is None:
+            if len(_PRICED) >= _PRICED_CONTEXTS:
+                del _PRICED[next(iter(_PRICED))]
+            table = _PRICED[ctx] = {}
+    return table
+
+
+def _deal_values(
+    view: PlayerView, opps: list[Opponent], known: list[int], count: int, rng: random.Random
+) -> list[tuple[int, ...]]:
+    """``count`` deals of the opponents' unknown cards (``sample_unknown`` with ``rng``, so
+    two calls on one generator draw what one call of both counts would), as value tuples."""
+    _, drawn = sample_unknown(view, count, rng)
+    rows = [r for _, r in drawn]
+    value = VALUE.__getitem__
+    return [
+        tuple(k + sum(map(value, r[i])) for k, r in zip(known, rows, strict=True))
+        for i in range(count)
+    ]
+
+
+def mean_and_error(xs: list[float]) -> tuple[float, float]:
+    """The mean of ``xs`` and its standard error (``xs`` holds two or more)."""
+    m = math.fsum(xs) / len(xs)
+    var = math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs))
+
+
+def _call_value(view: PlayerView) -> CallValue:
+    rules = view.rules
+    me = view.seat
+    mine = view.hand_value
+    scores = list(view.scores)
+    out = list(view.out)
+    opps = opponents(view)
+    # Playing on is priced as a typical round of these players from these scores: the value the
+    # utility's chain gives the position, since each of its steps is one such round.
+    play_on = U.win_chances(rules, scores, out)[me]
+    worlds = CALL_WORLDS if len(opps) <= 2 else CALL_WORLDS_MANY
+    known = [sum(VALUE[c] for c in o.known) for o in opps]
+    table = _priced_table(rules, scores, out, me, mine)
+    values = [0] * view.n
+    values[me] = mine
+
+    def price(deal: tuple[int, ...]) -> tuple[bool, float]:
+        got = table.get(deal)  # deals of the same values score alike
+        if got is None:
+            for o, v in zip(opps, deal, strict=True):
+                values[o.seat] = v
+            score = score_round(rules, scores, out, values, me)
+            got = table[deal] = (score.kind is ResultKind.YANIV, _after(rules, score, me))
+        return got
+
+    if all(o.unknown <= 0 for o in opps):
+        deals = [tuple(known)]
+    else:
+        rng = random.Random(view_seed(view))
+        deals = _deal_values(view, opps, known, min(CLEAR_DEALS, worlds), rng)
+        if mine > rules.yaniv_threshold and len(deals) < worlds:
+            first, error = mean_and_error([price(d)[1] for d in deals])
+            if abs(first - play_on) <= max(CLEAR_Z * error, CLEAR_MIN):  # not clear yet
+                deals += _deal_values(view, opps, known, worlds - len(deals), rng)
+        elif len(deals) < worlds:
+            deals += _deal_values(view, opps, known, worlds - len(deals), rng)
+    wins: list[float] = []
+    losses: list[float] = []
+    for deal in deals:
+        ok, after = price(deal)
+        (wins if ok else losses).append(after)
+    # An outcome no deal showed is priced on the first deal, moved just enough to give it: the
+    # others above my hand for a success; for an Assaf the opponent with the fewest cards
+    # (the likeliest to be low) at my value.
+    if not wins and mine <= rules.yaniv_threshold and opps:
+        wins.append(price(tuple(max(v, mine + 1) for v in deals[0]))[1])
+    if not losses and opps:
+        low = min(range(len(opps)), key=lambda i: (view.hand_sizes[opps[i].seat], opps[i].seat))
+        moved = list(deals[0])
+        moved[low] = min(moved[low], mine)
+        losses.append(price(tuple(moved))[1])
+    success = math.fsum(wins) / len(wins) if wins else 0.0
+    failure = math.fsum(losses) / len(losses) if losses else success
+    return CallValue(success, failure, play_on)
+
+
+def call_value(view: PlayerView) -> CallValue:
+    """A Yaniv call's two outcomes and playing on, priced in the chance of winning the game.
+
+    Each outcome is the mean, over the deals of the opponents' unknown cards (``CALL_WORLDS``)
+    where it happens, of the chance of winning after the round is scored as the engine scores
+    it (``yaniv.scoring.score_round``: R14 or R15, caller-only Assaf, ties, the bonus R18,
+    elimination or the end of a first-over game), so that landing an opponent on a bonus,
+    putting one out or going out oneself are priced by the game-level utility. Playing on is a
+    typical round from these scores (the utility's own value of the position).
+    """
+    global _last
+    last = _last
+    if last is not None and last[0] is view:  # a bot or the advice asks twice of one view
+        return last[1]
+    value = _call_value(view)
+    _last = (view, value)
+    return value
+
+
+_last: tuple[PlayerView, CallValue] | None = None
+
 
 def call_expectation(view: PlayerView, p: float) -> float:
-    """The expected change of my standing from calling now, in points (higher is better).
+    """The expected change in my chance of winning the game from calling now at success
+    probability ``p``, against playing on (positive: the call is worth more)."""
+    return call_value(view).expectation(p)
 
-    A success costs me nothing and costs the others their hands; an Assaf costs me my hand plus
-    the penalty (the penalty alone under ``caller_only``, except for a deliberate call, which
-    R15 always scores in full). The bonus and the elimination limit are taken into account.
-    """
+
+def should_call(view: PlayerView, p: float, margin: float = 0.0) -> bool:
+    """Whether a call with success probability ``p`` is worth more than playing on, in the
+    chance of winning the game, by more than ``margin`` (a chance, 0..1)."""
+    return call_expectation(view, p) > margin
+
+
+def deliberate_cost(view: PlayerView) -> int:
+    """The points a call now adds to my score after the bonus, should it fail (an Assaf, or a
+    deliberate call scored by R15)."""
     rules = view.rules
     mine = view.hand_value
     score = view.scores[view.seat]
     if rules.assaf_scoring == "caller_only" and mine <= rules.yaniv_threshold:
-        fail_pts = rules.assaf_penalty
+        pts = rules.assaf_penalty
     else:
-        fail_pts = mine + rules.assaf_penalty
-    new = score + fail_pts
-    if rules.bonus == "halve" and new in rules.bonus_targets:
-        fail_pts -= new - new // 2
-    elif rules.bonus == "subtract" and new % rules.bonus_step == 0:
-        fail_pts -= rules.bonus_amount
-    if new > rules.score_limit:
-        fail_pts += 60  # losing the game (or a life) is worse than the points
-    opp_hand = 0.0
-    opps = opponents(view)
-    for o in opps:
-        opp_hand += sum(VALUE[c] for c in o.known) + o.unknown * 4.0
-    opp_hand /= max(1, len(opps))
-    return p * opp_hand - (1 - p) * fail_pts
-
-
-def should_call(view: PlayerView, p: float, margin: float = 0.0) -> bool:
-    """Whether a call with success probability ``p`` is worth it against playing on."""
-    if p >= 0.995:
-        return True
-    mine = view.hand_value
-    # Playing on: while I wait, I risk the others calling first; low hands gain little.
-    wait = -0.5 * mine - 2.0
-    return call_expectation(view, p) > wait + margin
+        pts = mine + rules.assaf_penalty
+    return pts - bonus(score + pts, rules) if pts else 0
 
 
 # ----------------------------------------------------------------- advice
@@ -413,21 +645,25 @@ def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
     stock_ok = view.stock_size > 0
     out: list[Advice] = []
     if YANIV in view.legal_moves and value > rules.yaniv_threshold:
-        cost = -call_expectation(view, 0.0)
+        worth = should_call(view, 0.0)  # the points are shown; the game-level utility decides
         out.append(
             Advice(
                 YANIV,
-                100.0 if cost > 0 else -100.0,
-                f"a deliberate Assaf (R15): it costs you {cost:.0f} points "
-                "after any bonus" + ("; worth it" if cost <= 0 else ""),
+                -100.0 if worth else 100.0,
+                f"a deliberate Assaf (R15): it costs you {deliberate_cost(view)} points "
+                "after any bonus" + ("; worth it" if worth else ""),
             )
         )
     elif YANIV in view.legal_moves:
         p = yaniv_success_probability(view)
-        verdict = "call it" if should_call(view, p) else "risky"
-        score = -100.0 if should_call(view, p) else 100.0
+        call = should_call(view, p)
+        verdict = "call it" if call else "risky"
         out.append(
-            Advice(YANIV, score, f"{p:.0%} chance that nobody is at or under {value}; {verdict}")
+            Advice(
+                YANIV,
+                -100.0 if call else 100.0,
+                f"{p:.0%} chance that nobody is at or under {value}; {verdict}",
+            )
         )
     moves = set(view.legal_moves)
     phase = view.phase

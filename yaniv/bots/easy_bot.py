@@ -10,7 +10,7 @@ from ..game import Phase
 from ..moves import DRAW_STOCK, DRAWS, PASS, YANIV, Discard, Move, Slap
 from ..view import PlayerView
 from .base import legal_moves, register
-from .heuristics import combines, mask_value, stalled
+from .heuristics import break_stall, combines, mask_value
 
 
 def _helps(card: Card, hand: int) -> bool:
@@ -44,8 +44,9 @@ class EasyBot:
                 [d for d in discards if (mask_value(d.mask), len(d.cards)) == best]
             )
         # A draw: discard-first after the discard, or draw-first at the start.
-        if DRAW_STOCK in moves and stalled(len(view.events), self.rng.random()):
-            return DRAW_STOCK
+        stop = break_stall(view, self.rng)
+        if stop is not None:
+            return stop
         good = [c for c in view.pickable if DRAWS[c] in moves and _helps(c, hand)]
         if good:
             return DRAWS[min(good, key=lambda c: (VALUE[c], c))]

@@ -24,7 +24,6 @@ import random
 from collections.abc import Sequence
 
 from ..cards import VALUE, Card, mask_of
-from ..discards import legal_discards
 from ..errors import YanivError
 from ..events import Discarded
 from ..game import Game, Phase
@@ -41,9 +40,8 @@ from .coach import (
     yaniv_success_probability,
 )
 from .medium_bot import deliberate_pays, heuristic_move
+from .rollout import rollout_turn
 
-#: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
-_CALL_AT = (0, 1, 3, 5, 7, 7, 7, 7, 7, 7, 7, 7)
 #: The expert's weight of a hand's next shed (the medium level uses ``H.SHED_WEIGHT``); tuned in
 #: arena games: 0.35 loses to medium, 0.75 / 0.9 / 1.0 beat it, above 1 hoards high cards.
 EXPERT_SHED_WEIGHT = 1.0
@@ -72,56 +70,6 @@ def round_turns(view: PlayerView) -> int:
     return sum(1 for e in view.events if isinstance(e, Discarded))
 
 
-def _rollout_turn(g: Game, me: int, w_me: float) -> None:
-    """One whole turn of the fast heuristic for the seat to move, on the raw game.
-
-    Seat ``me`` judges hands with weight ``w_me``, the others like the medium level.
-    """
-    p = g.to_move
-    assert p is not None  # a rollout stops when the round is over
-    w = w_me if p == me else H.SHED_WEIGHT
-    rules = g.rules
-    value = g.values[p]
-    if g.can_yaniv() and value <= rules.yaniv_threshold:
-        fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
-        if value <= min(_CALL_AT[min(fewest, 11)], rules.yaniv_threshold):
-            g.apply(YANIV)
-            return
-    hand = g.hands[p]
-    stock_ok = bool(g.stock)
-    if not rules.draw_first:
-        best = 1e9
-        pick: Discard | None = None
-        draw: Card | None = None
-        pickable = g.pickable
-        for d in legal_discards(hand, rules):
-            e, dr = H.draw_choice(
-                hand ^ d.mask,
-                value - H.mask_value(d.mask),
-                pickable,
-                stock_ok,
-                rules,
-                H.DECK_DIST,
-                w,
-            )
-            if e < best:
-                best, pick, draw = e, d, dr
-        assert pick is not None
-        g.apply(pick)
-        if draw is None and not stock_ok:
-            draw = g.pickable[0]
-        g.apply(DRAW_STOCK if draw is None else DRAWS[draw])
-        if g.phase == Phase.SLAP:
-            g.apply(SLAPS[g.drawn])
-        return
-    opts = H.draw_first_options(hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, w=w)
-    card = opts[0][1]
-    g.apply(DRAW_STOCK if card is None else DRAWS[card])
-    hand = g.hands[p]
-    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules, w=w)
-    g.apply(ds[0][1])
-
-
 def rollout(
     g: Game,
     me: int,
@@ -134,7 +82,7 @@ def rollout(
     for _ in range(turns):
         if g.phase >= Phase.ROUND_OVER:
             break
-        _rollout_turn(g, me, w_me)
+        rollout_turn(g, me, w_me)
     return outcome(g, me, others, before)
 
 
@@ -252,6 +200,10 @@ class ExpertBot:
         self.pull = pull  # 0: no bonus pull
         self.w_now = EXPERT_SHED_WEIGHT
         self._plan: tuple[int, int, Card | None] | None = None
+        #: Searched only where the heuristic's two best turns are this close (points), and a
+        #: call only at raw odds strictly between these (else the coach decides alone).
+        self.close = 4.0
+        self.sure = (0.15, 0.97)
 
     def weight(self, rules: RuleSet) -> float:
         """The shed weight for these rules (measured: draw-first plays best lower)."""
@@ -334,12 +286,13 @@ class ExpertBot:
                 return YANIV
         if yaniv_ok:
             p, exact = raw_success(view, samples=400)
-            if not self.search_yaniv or exact or p >= 0.97 or p <= 0.15:
+            if not self.search_yaniv or exact or p >= self.sure[1] or p <= self.sure[0]:
                 q = p if exact else yaniv_success_probability(view)
                 if should_call(view, q):
                     return YANIV
                 yaniv_ok = False
-        if not yaniv_ok and (len(cands) == 1 or (len(scores) > 1 and scores[1] - scores[0] > 4.0)):
+        clear = len(cands) == 1 or (len(scores) > 1 and scores[1] - scores[0] > self.close)
+        if not yaniv_ok and clear:
             return self._commit(view, cands[0])
         if yaniv_ok:
             cands.insert(0, (YANIV, None))

@@ -8,12 +8,14 @@ count), less a bonus when it is low enough to call Yaniv.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 
 from ..cards import RANK, SUIT, VALUE, Card
 from ..discards import BROKEN, classify, legal_discards, pickable
-from ..moves import Discard
+from ..moves import DRAW_STOCK, Discard, Move
 from ..rules import RuleSet
+from ..view import PlayerView
 
 #: Weight of the next turn's best shed in a hand's evaluation.
 SHED_WEIGHT = 0.55
@@ -34,6 +36,16 @@ STALL_MOVES = 80
 def stalled(moves_in_round: int, rng_value: float) -> bool:
     """Whether to break a possible cycle by drawing from the stock this time."""
     return moves_in_round > STALL_MOVES and rng_value < 0.5
+
+
+def break_stall(view: PlayerView, rng: random.Random) -> Move | None:
+    """The stall rule of every level that does not search: where a stock draw is legal and the
+    round has gone on for more than ``STALL_MOVES`` events, draw from the stock half the time
+    (a coin of ``rng``, drawn only where a stock draw is legal), so that players handing the
+    same low cards round the pile meet new cards; None where the turn is the bot's own."""
+    if DRAW_STOCK in view.legal_moves and stalled(len(view.events), rng.random()):
+        return DRAW_STOCK
+    return None
 
 
 def mask_value(mask: int) -> int:

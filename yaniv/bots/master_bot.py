@@ -8,13 +8,19 @@ opponents' unknown cards and the stock, drawn uniformly from what the seat canno
 resampled by an opponent model of what each opponent kept (low cards more likely the longer it
 has played this round, the coach's model; sampling-importance-resampling, so the worlds used
 are equally weighted). In every world it plays each candidate turn (the heuristic's best
-``candidates`` turns, and the call where it is in doubt), then the rest of the round by the
-expert's fast rollout policy for every seat. All candidates share each world, its stock order
-and its chance (common random numbers), so their difference is measured on the same deals.
-Each finished round is judged by the game-level utility (``yaniv.bots.utility``): the chance
-of winning the game from the scores it leaves, with the bonus, the limit and the end mode of
-the rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. The
-candidate with the highest mean stands if it beats the heuristic's choice by ``margin``.
+``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
+seat (the others judging hands with the expert's shed weight, as the expert does). All
+candidates share each world, its stock order and its chance (common random numbers), so their
+difference is measured on the same deals. Each finished round is judged by the game-level
+utility (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves,
+with the bonus, the limit and the end mode of the rules; a game that ends counts 1 for a win
+(shared where tied) and 0 for a loss. A call in doubt is not played out in the worlds, whose
+hands come from the uncalibrated model: it is worth the coach's calibrated odds times the
+utility of its two outcomes (``coach.call_value``), against the turns' rollouts. The default
+is the coach's verdict on the call, else the heuristic's turn; another candidate replaces it
+only if it is better by ``margin`` and by ``z`` standard errors of the paired difference over
+the same worlds (``Z``): without that test a small budget's noise made the master far weaker
+than the expert (32.5 % of 200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
@@ -35,13 +41,14 @@ from ..cards import VALUE, Card
 from ..errors import YanivError
 from ..events import Discarded
 from ..game import Game, Phase
-from ..moves import DRAW_STOCK, DRAWS, SLAPS, Move
+from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
 from ..search import SearchError, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
-from .coach import BETA0, BETA1
-from .expert_bot import ExpertBot, _rollout_turn
+from .coach import BETA0, BETA1, call_value, mean_and_error, yaniv_success_probability
+from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
+from .rollout import rollout_turn
 from .utility import win_probability
 
 #: The decision budget's default, in milliseconds of this machine (p99 under 1 s, measured).
@@ -63,6 +70,17 @@ ROLLOUT_TURNS_PER_PLAYER = 12
 ROLLOUT_TURNS_MAX = 48
 #: How much better in win chance (0..1) a candidate must be to replace the heuristic's choice.
 MARGIN = 0.003
+#: ...and by how many standard errors of the paired difference (over the same worlds): with
+#: few worlds the difference is mostly noise, and replacing the heuristic's choice on noise
+#: made the master weaker than the expert it searches from.
+Z = 2.0
+#: With that test guarding the default, more is searched than the expert searches: turns
+#: whose heuristic scores are within 8 points (the expert's 4), and every call that is not
+#: exactly decided (the expert leaves raw odds of 15 % and less, 97 % and more, to the coach).
+#: Each measured alone on the same 200 two-player deals at 20 ms: +2.0 and +1.0 points, within
+#: their noise (+-8.6, +-7.7).
+CLOSE = 8.0
+SURE = (0.0, 0.999)
 
 
 def turn_weight(players: int) -> float:
@@ -117,8 +135,20 @@ class MasterBot(ExpertBot):
         candidates: int = CANDIDATES,
         margin: float = MARGIN,
         worlds: int | None = None,
+        coach_call: bool = True,
+        others_weight: float = EXPERT_SHED_WEIGHT,
+        z: float = Z,
+        coach_base: bool = True,
+        beta_scale: float = 1.0,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
+        self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
+        self.others_weight = others_weight  # the shed weight of the others in rollouts
+        self.z = z  # standard errors by which a candidate must beat the default choice
+        self.coach_base = coach_base  # the default: the coach's verdict on a call
+        self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
+        self.close = CLOSE
+        self.sure = SURE
         if not think_ms > 0:
             raise ValueError(f"think_ms {think_ms!r}: expected a positive number")
         self.think_ms = think_ms
@@ -129,7 +159,7 @@ class MasterBot(ExpertBot):
 
     def sample(self, view: PlayerView, count: int) -> list[World]:
         """``count`` worlds of ``view``, resampled by the opponent model (equal weights)."""
-        betas = kept_rates(view)
+        betas = [b * self.beta_scale for b in kept_rates(view)]
 
         def weigh(v: PlayerView, seat: int, cards: tuple[Card, ...]) -> float:
             return math.exp(-betas[seat] * sum(VALUE[c] for c in cards))
@@ -142,8 +172,26 @@ class MasterBot(ExpertBot):
     def _search(
         self, view: PlayerView, cands: list[tuple[Move, Card | None]]
     ) -> list[float] | None:
-        """Each candidate's mean win chance over the worlds, times ``self.worlds`` (the
-        expert's margin test reads totals over that many worlds)."""
+        """Each candidate's total win chance over the worlds (``self.worlds`` of them: the
+        expert's margin test reads totals), after the paired test (``_tested``)."""
+        values = self.world_values(view, cands)
+        if values is None:
+            return None
+        # The default is the coach's verdict on a call (the expert's where its odds are
+        # clear), else the heuristic's turn: the search must find better by its paired test.
+        base = next((i for i, (m, _) in enumerate(cands) if m != YANIV), 0)
+        if self.coach_base and self.coach_call and cands[0][0] == YANIV and base > 0:
+            play_on = call_value(view).play_on
+            if values[0] and values[0][0] > play_on:
+                base = 0
+        return self._tested(cands, values, base)
+
+    def world_values(
+        self, view: PlayerView, cands: list[tuple[Move, Card | None]]
+    ) -> list[list[float]] | None:
+        """Per candidate, my chance of winning the game in each world searched (the same
+        worlds for all); a call, the coach's price of it in every world. None where no world
+        could be searched."""
         if self.fixed_worlds is not None:
             most = least = self.fixed_worlds
             budget = 0
@@ -156,7 +204,12 @@ class MasterBot(ExpertBot):
         # at its weight, so the budget holds in time (measured: 2 to 4 players cost alike).
         budget = int(budget / turn_weight(active))
         cap = min(ROLLOUT_TURNS_MAX, ROLLOUT_TURNS_PER_PLAYER * active)
-        totals = [0.0] * len(cands)
+        values: list[list[float]] = [[] for _ in cands]  # per candidate, per world
+        # A call is priced by the coach (its calibrated odds and the utility of the showdown's
+        # two outcomes), not by the worlds' showdowns: those are dealt by the uncalibrated
+        # low-card model, which puts too many low cards in the others' hands (calibrated, a
+        # raw 30 % is 46 %), so a search that read them declined good calls.
+        called = [self.coach_call and move == YANIV for move, _ in cands]
         done = 0
         used = 0
         while done < most and (done < least or used < budget):
@@ -174,19 +227,42 @@ class MasterBot(ExpertBot):
                 if base.pickable != view.pickable:
                     return None  # the engine reads the pile otherwise: no search
                 for i, cand in enumerate(cands):
+                    if called[i]:
+                        continue
                     g = base.clone()
                     self._play_turn(g, me, cand)
                     for _ in range(cap):
                         if g.phase >= Phase.ROUND_OVER:
                             break
-                        _rollout_turn(g, me, self.w_now)
+                        rollout_turn(g, me, self.w_now, self.others_weight)
                         used += 1
-                    totals[i] += self.judge(g, me)
+                    values[i].append(self.judge(g, me))
                 done += 1
         if not done:
             return None
+        if any(called):
+            p = yaniv_success_probability(view)
+            value = call_value(view)
+            worth = p * value.success + (1 - p) * value.failure
+            values = [[worth] * done if c else v for c, v in zip(called, values, strict=True)]
         self.simulated += used
         self.worlds = done
+        return values
+
+    def _tested(
+        self, cands: list[tuple[Move, Card | None]], values: list[list[float]], base: int
+    ) -> list[float]:
+        """Each candidate's total over the worlds; one that does not beat the default choice
+        ``base`` by ``z`` standard errors of their paired difference (the same worlds) is put
+        below it, so that noise never replaces it."""
+        totals = [math.fsum(v) for v in values]
+        for i, v in enumerate(values):
+            if i == base:
+                continue
+            diffs = [a - b for a, b in zip(v, values[base], strict=True)]
+            mean, error = mean_and_error(diffs) if len(diffs) > 1 else (diffs[0], 0.0)
+            if mean <= self.z * error:
+                totals[i] = min(totals[i], totals[base] - 1.0)
         return totals
 
     def _play_turn(self, g: Game, me: int, cand: tuple[Move, Card | None]) -> None:

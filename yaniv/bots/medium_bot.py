@@ -19,8 +19,9 @@ def heuristic_move(
 ) -> Move:
     """The best non-Yaniv move by the shared hand heuristics, with card tracking."""
     moves = view.legal_moves
-    if DRAW_STOCK in moves and H.stalled(len(view.events), rng.random()):
-        return DRAW_STOCK
+    stop = H.break_stall(view, rng)
+    if stop is not None:
+        return stop
     rules = view.rules
     phase = view.phase
     if phase == Phase.SLAP:

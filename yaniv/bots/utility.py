@@ -53,6 +53,7 @@ from ..cards import VALUE, deck
 from ..game import Game, Phase
 from ..rules import RuleSet
 from ..view import PlayerView
+from .rollout import rollout_turn
 
 #: The table's format version (a file of another version is ignored and rebuilt at first use).
 VERSION = 1
@@ -95,7 +96,6 @@ def self_play_points(
     """Raw round points (before the bonus) per seat over ``rounds`` self-play rounds of the
     expert's rollout policy (fewer where ``max_turns`` turns are played first): a histogram
     ``{points: count}``. Stalled rounds are left out."""
-    from .expert_bot import _rollout_turn  # the expert imports the coach, which may import us
 
     rng = random.Random(seed)
     hist: dict[int, int] = {}
@@ -108,7 +108,7 @@ def self_play_points(
         for _turn in range(cap):
             if game.phase >= Phase.ROUND_OVER:
                 break
-            _rollout_turn(game, -1, 1.0)
+            rollout_turn(game, -1, 1.0)
             turns += 1
         result = game.result
         if result is None:
@@ -223,6 +223,15 @@ def survival(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(col[s] for col in cols) for s in range(states))
 
 
+@functools.lru_cache(maxsize=64)
+def _fail_table(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
+    """``_fail_table(...)[s][t]``: the chance that a player at state ``s`` is over the limit
+    after ``t`` more rounds (``1 - survival``), every row as long as the longest."""
+    table = survival(rules, players)
+    horizon = max(len(r) for r in table)
+    return tuple(tuple(1.0 - (r[t] if t < len(r) else 0.0) for t in range(horizon)) for r in table)
+
+
 def _state(rules: RuleSet, score: int) -> int:
     g = grid_step(rules)
     return min(rules.score_limit // g, round(score / g))
@@ -252,26 +261,26 @@ def _chances(rules: RuleSet, scores: tuple[int, ...], gone: tuple[bool, ...]) ->
             tied = [s for s in range(n) if scores[s] == low]
             return tuple(1 / len(tied) if s in tied else 0.0 for s in range(n))
         return tuple(1.0 if s == active[0] else 0.0 for s in range(n))
-    table = survival(rules, len(active))
-    rows = [table[_state(rules, scores[s])] for s in active]
-    horizon = max(len(r) for r in rows)
+    table = _fail_table(rules, len(active))
     # F[i][t]: the chance that player i is over the limit after t rounds.
-    fails = [[1.0 - (r[t] if t < len(r) else 0.0) for t in range(horizon)] for r in rows]
+    fails = [table[_state(rules, scores[s])] for s in active]
+    horizon = len(fails[0])
     k = len(active)
     raw = [0.0] * k
     for i in range(k):
         others = [fails[j] for j in range(k) if j != i]
-        before = 0.0  # the chance that every other player is out after t - 1 rounds
         mine = fails[i]
+        if len(others) == 1:
+            prods: Sequence[float] = others[0]  # 1.0 * f is f: the same sums as below
+        else:
+            prods = [math.prod((f[t] for f in others), start=1.0) for t in range(horizon)]
+        before = 0.0  # the chance that every other player is out after t - 1 rounds
         total = 0.0
-        for t in range(1, horizon):
-            now = 1.0
-            for f in others:
-                now *= f[t]
+        for now, m, m_before in zip(prods[1:], mine[1:], mine, strict=False):
             last = now - before  # the last of the others went out in round t
             if last > 0:
                 # I am still in (I win), or went out in the same round (we share).
-                total += last * ((1.0 - mine[t]) + 0.5 * (mine[t] - mine[t - 1]))
+                total += last * ((1.0 - m) + 0.5 * (m - m_before))
             before = now
         raw[i] = total
     whole = sum(raw)

@@ -1,0 +1,300 @@
+"""The coach's calibration against every built-in level: at every position where the mover may
+call Yaniv (a hand at or under the threshold), the coach's success probability against the
+call's real outcome, by decile.
+
+    nice -n 15 .venv/bin/python benchmarks/coach_calibration.py [--levels random,easy,...]
+        [--games N] [--players 2,4] [--rules standard] [--think-ms 20] [--save FILE] [--json]
+    nice -n 15 .venv/bin/python benchmarks/coach_calibration.py --fit FILE [FILE...] [--write]
+
+Each level plays ``N`` games of ``players`` seats against itself (every seat that level, the
+master with a small ``--think-ms``, the learned level only where numpy is installed). At every
+turn where a Yaniv call under the threshold is legal, the coach's ``yaniv_success_probability``
+of the mover's view is recorded with whether the call would succeed: the call is played out on
+a clone of the game (a call's outcome is decided by the hands alone), and the game goes on with
+the bot's own move. Positions where the coach's answer is exact (every opponent card known, or
+a known card alone beats the caller) are counted apart: they are certain, and would only fill
+the end deciles with sure answers.
+
+The verdict of a decile: ``ok`` where the observed rate is within 3 points of the mean
+prediction; ``noise`` where it is not, but the 95 % Wilson interval of the observed rate
+reaches within 3 points of it; ``OFF`` otherwise; ``few`` under ``--min-count`` positions.
+
+``--save`` writes every uncertain position (raw frequency, calibration features, outcome,
+level, players) as JSON lines; ``--fit`` refits the coach's logistic correction to saved
+positions by maximum likelihood, each level weighted alike (so no level's calibration is
+sacrificed to the level that happens to make the most positions), prints the parameters and,
+with ``--write``, writes them to ``yaniv/bots/data/coach_calibration.json``, which the coach
+loads in place of its built-in ones (``yaniv.bots.coach.CAL_FILE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from yaniv import Game
+from yaniv.arena import wilson
+from yaniv.bots import bot_names, get_bot
+from yaniv.bots import coach as C
+from yaniv.game import Phase
+from yaniv.moves import YANIV
+from yaniv.rules import RuleSet
+from yaniv.state import ResultKind
+
+LEVELS = ("random", "easy", "medium", "expert", "master", "learned")
+TOLERANCE = 0.03
+#: Positions of a round where every opponent has discarded more than this many times are
+#: stalled (a bot trading cards through the pile for ever) and left out: one such round gives
+#: thousands of alike positions. The cap check counts those rounds (benchmarks/bots.py).
+STALLED = 40
+
+
+def positions(
+    level: str, players: int, games: int, rules: RuleSet, seed: int, think_ms: float
+) -> tuple[list[dict[str, Any]], int, int, int]:
+    """Play ``games`` self-play games of ``level``; the uncertain positions where the mover
+    may call (each with the coach's answer and the call's outcome), the number of exact ones
+    and how many of those the coach got wrong, and the positions of stalled rounds left out."""
+    out: list[dict[str, Any]] = []
+    exact = wrong = stalled = 0
+    for g in range(games):
+        deal_seed = seed * 1_000_003 + g
+        bots = [get_bot(level, deal_seed * 16 + s, think_ms=think_ms) for s in range(players)]
+        game = Game.new(rules, players=players, seed=deal_seed)
+        moves = 0
+        while game.phase != Phase.GAME_OVER and moves < 5_000:
+            if game.phase == Phase.ROUND_OVER:
+                game.next_round()
+                continue
+            seat = game.to_move
+            assert seat is not None
+            view = game.view(seat)
+            can_call = YANIV in view.legal_moves and view.hand_value <= rules.yaniv_threshold
+            if can_call and min(o.turns for o in C.opponents(view)) > STALLED:
+                stalled += 1
+            elif can_call:
+                p = C.yaniv_success_probability(view)
+                raw, is_exact = C.raw_success(view)
+                trial = game.clone()
+                result = trial.apply(YANIV)
+                assert result is not None
+                ok = result.kind is ResultKind.YANIV
+                if is_exact:
+                    exact += 1
+                    wrong += (p >= 0.5) != ok
+                else:
+                    out.append(
+                        {
+                            "level": level,
+                            "players": players,
+                            "p": p,
+                            "raw": raw,
+                            "features": list(C.calibration_features(view)),
+                            "ok": ok,
+                        }
+                    )
+            game.apply(bots[seat].choose(view))
+            moves += 1
+    return out, exact, wrong, stalled
+
+
+def table(rows: Sequence[dict[str, Any]], min_count: int) -> list[dict[str, Any]]:
+    """Per decile of the prediction: count, mean prediction, observed rate, interval, verdict."""
+    out = []
+    for d in range(10):
+        sel = [r for r in rows if min(9, int(r["p"] * 10)) == d]
+        n = len(sel)
+        if not n:
+            out.append({"decile": d, "n": 0, "verdict": "few"})
+            continue
+        pred = sum(r["p"] for r in sel) / n
+        wins = sum(r["ok"] for r in sel)
+        obs = wins / n
+        lo, hi = wilson(wins, n)
+        if n < min_count:
+            verdict = "few"
+        elif abs(obs - pred) <= TOLERANCE:
+            verdict = "ok"
+        elif lo - TOLERANCE <= pred <= hi + TOLERANCE:
+            verdict = "noise"
+        else:
+            verdict = "OFF"
+        out.append(
+            {
+                "decile": d,
+                "n": n,
+                "predicted": round(pred, 4),
+                "observed": round(obs, 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+                "verdict": verdict,
+            }
+        )
+    return out
+
+
+def show(label: str, rows: list[dict[str, Any]], exact: int, wrong: int, stalled: int = 0) -> None:
+    """Print one level's table."""
+    print(f"\n{label}: exact positions {exact} (wrong {wrong}), stalled left out {stalled}")
+    print("  decile      n  predicted  observed   95% interval     verdict")
+    for r in rows:
+        d = r["decile"]
+        if not r["n"]:
+            print(f"  {d / 10:.1f}-{(d + 1) / 10:.1f}      0")
+            continue
+        lo, hi = r["ci95"]
+        print(
+            f"  {d / 10:.1f}-{(d + 1) / 10:.1f} {r['n']:6d}   {r['predicted']:7.1%}  "
+            f"{r['observed']:7.1%}   {lo:6.1%}-{hi:6.1%}   {r['verdict']}"
+        )
+    worst = max(
+        (abs(r["observed"] - r["predicted"]) for r in rows if r["verdict"] != "few"), default=0.0
+    )
+    offs = sum(r["verdict"] == "OFF" for r in rows)
+    print(f"  largest gap in deciles with enough positions: {worst:.1%}; OFF deciles: {offs}")
+
+
+# ----------------------------------------------------------------- refitting the correction
+
+
+def _fit(rows: Sequence[dict[str, Any]], steps: int = 50) -> tuple[float, float, list[float]]:
+    """Maximum-likelihood logistic fit of ``ok`` on ``logit(raw)`` and the features (Newton's
+    method, each level's positions weighted to the same total). Needs numpy."""
+    import numpy as np
+
+    per_level: dict[str, int] = {}
+    for r in rows:
+        per_level[r["level"]] = per_level.get(r["level"], 0) + 1
+    q = np.clip(np.array([r["raw"] for r in rows]), 0.002, 0.998)
+    x = np.column_stack(
+        [np.log(q / (1 - q)), np.ones(len(rows)), np.array([r["features"] for r in rows])]
+    )
+    y = np.array([1.0 if r["ok"] else 0.0 for r in rows])
+    w = np.array([len(rows) / (len(per_level) * per_level[r["level"]]) for r in rows])
+    ridge = 1e-3 * len(rows)  # a mild pull to 0, against separated corners of the data
+
+    def loss(b: Any) -> float:
+        z = np.clip(x @ b, -30, 30)
+        return float(np.sum(w * (np.logaddexp(0, z) - y * z)) + 0.5 * ridge * (b[2:] @ b[2:]))
+
+    beta = np.zeros(x.shape[1])
+    beta[0] = 1.0
+    pen = np.eye(x.shape[1]) * ridge
+    pen[0, 0] = pen[1, 1] = 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(x @ beta, -30, 30)))
+        grad = x.T @ (w * (y - p)) - pen @ beta
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + pen + 1e-9 * np.eye(x.shape[1])
+        step = np.linalg.solve(hess, grad)
+        t, before = 1.0, loss(beta)
+        while t > 1e-4 and loss(beta + t * step) > before:  # Newton, with a backtracking line
+            t /= 2
+        beta = beta + t * step
+        if np.max(np.abs(t * step)) < 1e-9:
+            break
+    return float(beta[0]), float(beta[1]), [float(b) for b in beta[2:]]
+
+
+def fit_command(files: Sequence[str], write: bool, min_count: int) -> None:
+    """Refit the correction to saved positions, show each level's table under it, and write
+    the data file where asked."""
+    rows = [json.loads(line) for f in files for line in Path(f).read_text().splitlines() if line]
+    rows = [r for r in rows if r["features"][0] <= STALLED]
+    for r in rows:  # positions saved by an earlier version: the features as the coach's now
+        f = r["features"] + r.pop("extras", [])
+        for i in (0, 7, 9):
+            f[i] = min(f[i], C.TURNS_CAP)
+        r["features"] = f
+    a, b, w = _fit(rows)
+    print(f"fitted on {len(rows)} positions: CAL_A={a:.4f} CAL_B={b:.4f} CAL_W={w}")
+    for r in rows:
+        r["p"] = C.calibrate(r["raw"], tuple(r["features"]), (a, b, tuple(w)))
+    for key in sorted({(r["level"], r["players"]) for r in rows}):
+        sel = [r for r in rows if (r["level"], r["players"]) == key]
+        show(f"{key[0]}, {key[1]} players (refitted)", table(sel, min_count), 0, 0)
+    if write:
+        levels = sorted({r["level"] for r in rows})
+        data = {
+            "what": "the coach's logistic correction (yaniv.bots.coach.calibrate)",
+            "a": round(a, 4),
+            "b": round(b, 4),
+            "w": [round(x, 4) for x in w],
+            "positions": len(rows),
+            "levels": levels,
+            "command": "nice -n 15 .venv/bin/python benchmarks/coach_calibration.py --fit "
+            + " ".join(Path(f).name for f in files)
+            + " --write",
+        }
+        path = Path(C.__file__).parent / "data" / C.CAL_FILE
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
+
+
+def main() -> None:
+    """Measure the coach's calibration per level (or refit it, with ``--fit``)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--levels", default=",".join(LEVELS))
+    parser.add_argument("--games", type=int, default=100, help="games per level and size")
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--rules", default="standard", help="a preset name")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--think-ms", type=float, default=20.0, help="the master's budget")
+    parser.add_argument("--min-count", type=int, default=200, help="positions for a verdict")
+    parser.add_argument("--save", help="write the uncertain positions here (JSON lines)")
+    parser.add_argument("--fit", nargs="+", help="refit the correction to saved positions")
+    parser.add_argument("--write", action="store_true", help="with --fit: write the data file")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    args = parser.parse_args()
+    if args.fit:
+        fit_command(args.fit, args.write, args.min_count)
+        return
+    rules = RuleSet.preset(args.rules)
+    available = set(bot_names())
+    report: dict[str, Any] = {"rules": args.rules, "games": args.games, "levels": {}}
+    save = open(args.save, "a", encoding="utf-8") if args.save else None  # noqa: SIM115
+    try:
+        for level in args.levels.split(","):
+            if level not in available:
+                print(f"\n{level}: not available here (skipped)")
+                continue
+            for players in (int(x) for x in args.players.split(",")):
+                t0 = time.process_time()
+                rows, exact, wrong, stalled = positions(
+                    level, players, args.games, rules, args.seed, args.think_ms
+                )
+                cpu = time.process_time() - t0
+                label = f"{level}, {players} players, {args.games} games"
+                deciles = table(rows, args.min_count)
+                show(
+                    f"{label} ({cpu:.0f} CPU s, load {os.getloadavg()[0]:.2f})",
+                    deciles,
+                    exact,
+                    wrong,
+                )
+                report["levels"][f"{level}_{players}p"] = {
+                    "positions": len(rows),
+                    "exact": exact,
+                    "exact_wrong": wrong,
+                    "stalled": stalled,
+                    "cpu_s": round(cpu, 1),
+                    "deciles": deciles,
+                }
+                if save is not None:
+                    for r in rows:
+                        save.write(json.dumps(r) + "\n")
+                    save.flush()
+                sys.stdout.flush()
+    finally:
+        if save is not None:
+            save.close()
+    if args.json:
+        print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
