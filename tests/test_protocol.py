@@ -322,15 +322,17 @@ SLOW_START = (
 
 def test_start_up_time_is_not_counted_as_a_decision(tmp_path: Path) -> None:
     script = tmp_path / "slow_start.py"
-    script.write_text(SLOW_START.format(sleep=1.0))
+    # 3 s to start with a 1.5 s time limit. The limit is not tighter: on a loaded machine a
+    # decision's round trip to a Python program has been seen to take more than 0.5 s.
+    script.write_text(SLOW_START.format(sleep=3.0))
     spec = f"cmd:{sys.executable} {script}"
-    report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=0.5)
-    assert report["errors"] == []  # 1 s to start with a 0.5 s time limit: not ejected
+    report = run_arena([spec, "easy"], 2, 2, RuleSet(), seed=1, time_limit=1.5)
+    assert report["errors"] == []  # a start longer than the time limit: not ejected
     slow = report["bots"][0]
     assert slow["name"] == spec and slow["decisions"] > 0
-    assert slow["decision_ms"]["p99"] < 250  # the second of start-up is in none of them
+    assert slow["decision_ms"]["p99"] < 1500  # the 3 s of start-up are in none of them
     assert slow["startup_ms"]["count"] == 2  # once per game, reported on its own
-    assert slow["startup_ms"]["median"] >= 900
+    assert slow["startup_ms"]["median"] >= 2900
     assert report["bots"][1]["startup_ms"] is None  # a built-in bot does not start
 
 

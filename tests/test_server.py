@@ -88,6 +88,21 @@ def next_state(ws: Any, errors: list[dict[str, Any]] | None = None) -> dict[str,
             errors.append(message)
 
 
+def until_turn(ws: Any, seat: int = 0) -> dict[str, Any]:
+    """The next state where ``seat`` is to move. A round the bots end before that (a bot dealt
+    a low hand calls at its first turn) is dealt on as a player would, by saying next_round:
+    alone with bots, the round's end waits for them."""
+    asked = None
+    while True:
+        view = (state := next_state(ws))["view"]
+        if view is not None and view["to_move"] == seat:
+            return state
+        assert view is None or view["phase"] != "game_over", "the game ended before the turn"
+        if view is not None and view["phase"] == "round_over" and asked != view["round"]:
+            asked = view["round"]
+            ws.send_json({"type": "next_round"})
+
+
 def greedy(view: dict[str, Any]) -> str:
     """Yaniv when it may be called, else the discard of the most points, else the stock."""
     moves: list[str] = view["legal_moves"]
@@ -490,8 +505,7 @@ def test_reconnect_and_the_stand_in(database: str) -> None:
         game = new_game(c, ["easy"])
         url = f"/ws/{game['room']}?token={game['token']}"
         with c.websocket_connect(url) as ws:
-            while (state := next_state(ws))["view"]["to_move"] != 0:
-                pass
+            state = until_turn(ws)
         with c.websocket_connect(url) as ws:  # back within the grace period: nothing moved
             assert next_state(ws)["view"] == state["view"]
         time.sleep(1.0)  # gone longer: a bot played the seat
@@ -513,9 +527,9 @@ def test_a_stock_draw_under_slapdown_pauses_the_others(db: str) -> None:
         ):
             acted: set[tuple[int, int]] = set()
             while True:
-                view = next_state(ws)["view"]
+                view = until_turn(ws)["view"]
                 moment = (view["round"], len(view["events"]))
-                if view["to_move"] != 0 or moment in acted:
+                if moment in acted:
                     continue
                 acted.add(moment)
                 if view["phase"] == "draw":

@@ -139,7 +139,13 @@ def test_a_resync_sends_the_whole_state(tmp_path: Path) -> None:
             reader = Reader(ws)
             reader.until_pong()
             # The person's turn: the room waits for them (no bot moves, no clock) from then on.
-            while reader.last is None or reader.last["view"]["to_move"] != 0:
+            # A round the bot ends first (a low hand called at once) is dealt on.
+            asked = None
+            while reader.last is None or (view := reader.last["view"])["to_move"] != 0:
+                last_round = None if reader.last is None else view["round"]
+                if last_round is not None and view["phase"] == "round_over" and asked != last_round:
+                    asked = last_round
+                    ws.send_json({"type": "next_round"})
                 reader.take(ws.receive_json())
             reader.until_pong()
             assert reader.last is not None

@@ -14,7 +14,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
 from fastapi.testclient import TestClient  # noqa: E402
-from test_server import client, greedy, next_state  # noqa: E402
+from test_server import client, greedy, next_state, until_turn  # noqa: E402
 
 from yaniv import record  # noqa: E402
 from yaniv.server import history  # noqa: E402
@@ -280,7 +280,7 @@ def test_a_turn_that_runs_out_is_played_by_the_stand_in(tmp_path: Any) -> None:
         room = c.app.state.hub.rooms[code]  # type: ignore[attr-defined]
         room.turn_timer = 0.4  # the tests' clock: the host's choice is 15 s
         with c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws:
-            first = latest(ws, lambda s: s["view"]["to_move"] == 0)
+            first = until_turn(ws)
             if first["clock"] is None:  # dealt before the short clock: the next state has it
                 first = latest(ws, lambda s: s["clock"] is not None)
             assert first["clock"]["kind"] == "turn" and first["clock"]["seat"] == 0

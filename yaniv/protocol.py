@@ -197,10 +197,11 @@ class CmdBot:
             raise
 
     def _choose(self, view: PlayerView) -> Move:
+        request = (json.dumps({"view": view.to_dict()}) + "\n").encode()  # our time, not its
         first = self._first_request = self.startup_ms is None
         t0 = time.perf_counter()
         deadline = time.monotonic() + self.time_limit + (self.startup_limit if first else 0.0)
-        self._send((json.dumps({"view": view.to_dict()}) + "\n").encode(), deadline)
+        self._send(request, deadline)
         raw = self._readline(deadline)
         self._first_request = False
         if first:
