@@ -1,0 +1,144 @@
+"""The bots' ladder (issue 17): each level against the one below it, under each preset and the
+issue's house rule set, in 2 players (one against one) and in 4 (one against three), on the
+arena's duplicate deals (every deal played once per seat rotation). Prints each rung's win
+rate with its 95 % (Wilson) interval, whether the rung holds (2 players: the interval's lower
+end above 55 %; 4 players: above the fair share of 25 %), and the upper level's decision times.
+
+    .venv/bin/python benchmarks/ladder.py [--levels random,easy,medium,expert,master]
+        [--rules standard,quick,hebrew,draw_first,slapdown,house] [--players 2,4]
+        [--games 400] [--seed 1] [--jobs 2] [--think-ms 20] [--json]
+
+``house`` is the rule set of the issue (and of benchmarks/engine.py's greedy figure): threshold
+5, limit 100, caller-only Assaf +30, subtract 50 at multiples of 50, jokers in sets, run ends
+or a set's any card picked up, the caller starts. ``--games`` is per rung, rounded up to whole
+deals. Every rung of a run uses the same seed, so the rungs of one rule set share their deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from engine import LIKE_FOR_LIKE
+
+from yaniv.arena import run_arena
+from yaniv.bots.base import bot_names
+from yaniv.rules import PRESETS, RuleSet
+
+#: The issue's house rule set, by the name ``--rules`` knows it by.
+HOUSE = "house"
+#: The lower end of the interval a rung must clear, by players (2: the issue's 55 %; more: the
+#: fair share).
+BAR = {2: 0.55}
+
+
+def rule_set(name: str) -> RuleSet:
+    """A preset by name, or the house rule set."""
+    if name == HOUSE:
+        return RuleSet.from_preset_and_options("standard", LIKE_FOR_LIKE.split())
+    return RuleSet.preset(name)
+
+
+def bar(players: int) -> float:
+    """The lower end of the 95 % interval that a rung of ``players`` must clear."""
+    return BAR.get(players, 1 / players)
+
+
+def rung(
+    upper: str,
+    lower: str,
+    rules: RuleSet,
+    players: int,
+    games: int,
+    seed: int,
+    jobs: int,
+    think_ms: float | None,
+) -> dict[str, Any]:
+    """One rung: ``upper`` in one seat, ``lower`` in the others, over ``games`` games rounded up
+    to whole deals."""
+    games = -(-games // players) * players
+    t0 = time.perf_counter()
+    report = run_arena(
+        [upper, lower], players, games, rules, seed=seed, jobs=jobs, think_ms=think_ms
+    )
+    top = report["bots"][0]
+    lo, hi = top["ci95"]
+    return {
+        "upper": upper,
+        "lower": lower,
+        "players": players,
+        "games": top["games"],
+        "win_rate": top["win_rate"],
+        "ci95": [lo, hi],
+        "bar": bar(players),
+        "holds": lo > bar(players),
+        "capped": report["capped"],
+        "errors": len(report["errors"]),
+        "decision_ms": top["decision_ms"],
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def row(rules: str, r: dict[str, Any]) -> str:
+    """A markdown table row of one rung."""
+    lo, hi = r["ci95"]
+    ms = r["decision_ms"]
+    return (
+        f"| {rules} | {r['players']} | {r['upper']} > {r['lower']} | {r['games']} "
+        f"| {r['win_rate']:.1%} | {lo:.1%}-{hi:.1%} | {'yes' if r['holds'] else 'no'} "
+        f"| {ms['median']:.2f} / {ms['p99']:.2f} | {r['capped']} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--levels", default="random,easy,medium,expert,master")
+    parser.add_argument("--rules", default=",".join([*PRESETS, HOUSE]))
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--games", type=int, default=400, help="games per rung")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    args = parser.parse_args(argv)
+    levels = args.levels.split(",")
+    unknown = [level for level in levels if level not in bot_names()]
+    if unknown or len(levels) < 2:
+        parser.error(f"--levels: two or more of {', '.join(bot_names())} (got {args.levels!r})")
+    names = args.rules.split(",")
+    bad = [n for n in names if n != HOUSE and n not in PRESETS]
+    if bad:
+        parser.error(f"--rules: unknown {', '.join(bad)}; known: {', '.join([*PRESETS, HOUSE])}")
+    try:
+        players = [int(p) for p in args.players.split(",")]
+    except ValueError:
+        parser.error(f"--players: numbers such as 2,4 (got {args.players!r})")
+    if args.games < 1:
+        parser.error("--games: at least 1")
+    print(
+        "| rules | players | rung | games | upper's win rate | 95 % interval | holds "
+        "| upper's decision ms, p50 / p99 | capped |"
+    )
+    print("| --- | ---: | --- | ---: | ---: | --- | --- | --- | ---: |")
+    results: dict[str, list[dict[str, Any]]] = {}
+    for name in names:
+        rules = rule_set(name)
+        for n in players:
+            for lower, upper in zip(levels, levels[1:], strict=False):
+                r = rung(upper, lower, rules, n, args.games, args.seed, args.jobs, args.think_ms)
+                results.setdefault(name, []).append(r)
+                print(row(name, r), flush=True)
+    held = sum(r["holds"] for rs in results.values() for r in rs)
+    total = sum(len(rs) for rs in results.values())
+    print(f"{held} of {total} rungs hold", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"seed": args.seed, "think_ms": args.think_ms, "rungs": results}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
