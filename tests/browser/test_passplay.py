@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from browser.browser_support import Server, no_page_errors
@@ -73,6 +75,70 @@ def test_pass_and_play_in_english_on_a_desktop(
     covered(page, EN, "Avi")
     page.locator("#pp-pass").click()
     expect(page.locator('.table-page[data-seat="1"]')).to_be_visible()
+    no_page_errors(page)
+
+
+COUNT_COVERS = """() => {
+  window.coversDrawn = 0;
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      for (const node of change.addedNodes) {
+        if (node.nodeType === 1 && node.matches(".pp-cover")) window.coversDrawn += 1;
+      }
+    }
+  }).observe(document.getElementById("main"), { childList: true, subtree: true });
+}"""
+
+
+def test_the_cover_stays_put_while_the_computer_plays(browser: Browser, server: Server) -> None:
+    """While the computer plays its turn the cover already names the next person; it is not
+    drawn anew at each of the computer's moves, so a tap on it then is not lost (CI saw a tap
+    on 'Pass to Dana' do nothing: the button had been replaced under it)."""
+    page = new_page(context_for(browser, "en", "desktop"))
+    set_up(page, server.url, EN, ["Dana", "Avi"])
+    covered(page, EN, "Avi")
+    page.locator("#pp-pass").click()
+    page.evaluate(COUNT_COVERS)
+    one_turn(page, 1)  # then the computer (seat 2) discards and draws: states while covered
+    covered(page, EN, "Dana")
+    page.evaluate("() => new Promise((done) => setTimeout(done, 1000))")  # its turn is played
+    assert page.evaluate("() => window.coversDrawn") == 1  # once, when Avi's turn ended
+    page.locator("#pp-pass").click()
+    expect(page.locator('.table-page[data-seat="0"]')).to_be_visible()
+    no_page_errors(page)
+
+
+@pytest.fixture
+def slow_bots(tmp_path: Path, chromium_path: str) -> Iterator[Server]:
+    """A server whose computer players take 1.5 s a move: time to take the device meanwhile."""
+    srv = Server(tmp_path / "yaniv.sqlite", tmp_path / "server.log")
+    srv.extra = ["--bot-delay", "1.5"]  # after the default's: the last one given holds
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def test_one_who_takes_the_device_while_the_computer_plays_watches_it_to_their_turn(
+    browser: Browser, slow_bots: Server
+) -> None:
+    """Dana taps 'Pass to Dana' while the computer still plays: her table stays through its
+    moves to her turn (it went back to the cover at the computer's next move, and the tap
+    seemed lost: CI saw it)."""
+    page = new_page(context_for(browser, "en", "desktop"))
+    set_up(page, slow_bots.url, EN, ["Dana", "Avi"])
+    covered(page, EN, "Avi")
+    page.locator("#pp-pass").click()
+    one_turn(page, 1)
+    covered(page, EN, "Dana")
+    page.locator("#pp-pass").click()  # the computer's first move is 1.5 s away
+    mine = page.locator('.table-page[data-seat="0"]')
+    expect(mine).to_be_visible()
+    expect(mine).to_have_attribute("data-my-turn", "false")  # the computer is still to play
+    page.evaluate(COUNT_COVERS)
+    expect(mine).to_have_attribute("data-my-turn", "true", timeout=20_000)
+    assert page.evaluate("() => window.coversDrawn") == 0  # the table never left for a cover
     no_page_errors(page)
 
 

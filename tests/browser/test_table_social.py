@@ -280,6 +280,35 @@ def test_the_turn_timer_runs_out_and_the_computer_plays(
 # ---------------------------------------------------------------- quick reactions
 
 
+def test_a_home_page_answered_late_does_not_cover_the_table_opened_meanwhile(
+    browser: Browser, server: Server
+) -> None:
+    """The home page waits for its levels; the person opens their room before they come. The
+    home page's late answer must not replace the table (CI once saw the home page, with the
+    table's words in the live region, where the table should have been)."""
+    ctx = contexts(browser, "en", "desktop", 1)[0]
+    try:
+        code, tokens = room(server, people=2)
+        page = watched(ctx.new_page())
+        held: list[Any] = []
+        page.route("**/api/levels", lambda route: held.append(route))  # held back
+        page.goto(server.url)
+        expect(page.locator("main")).to_contain_text(words("en", "common.loading"))
+        entry = json.dumps({"token": tokens[0], "seat": 0, "host": True})
+        page.evaluate("([c, e]) => localStorage.setItem(`yaniv.room.${c}`, e)", [code, entry])
+        page.goto(f"{server.url}#/room/{code}")
+        expect(table(page)).to_be_visible()
+        assert len(held) == 1
+        with page.expect_response("**/api/levels"):
+            held[0].continue_()  # now the home page's answer comes
+        page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # and is read
+        expect(table(page)).to_be_visible()
+        expect(page.locator(".home")).to_have_count(0)
+        no_page_errors(page)
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize(("lang", "size"), CASES, ids=IDS)
 def test_quick_reactions_reach_the_room_and_can_be_muted(
     browser: Browser, server: Server, lang: str, size: str

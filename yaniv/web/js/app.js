@@ -16,7 +16,11 @@ import { passSetup, PassPlay } from "./passplay.js";
 import { profilePage, leaderboardPage } from "./profile.js";
 import { quickPanel, QuickWait } from "./quickmatch.js";
 
-const main = document.getElementById("main");
+const shell = document.getElementById("main");
+// Each route draws into a container of its own, put in the page when the route begins: a page
+// whose data comes after the person has gone elsewhere draws into a container no longer shown
+// (a home page's late answer never covers the table the person opened meanwhile).
+let main = shell;
 const CODE = /^[A-Z0-9]{4,12}$/;
 let screen = null; // the table, while one is shown
 let screenRoute = "";
@@ -150,15 +154,18 @@ function playerName(input) {
 // ------------------------------------------------------------------ home
 
 async function home() {
-  replace(main, h("p", { text: t("common.loading") }));
+  const root = main;
+  replace(root, h("p", { text: t("common.loading") }));
   let data;
   try {
     data = await levels();
   } catch (err) {
-    replace(main, h("p", { class: "error", role: "alert", text: t("error.server",
+    if (root !== main) return; // the person has gone elsewhere meanwhile
+    replace(root, h("p", { class: "error", role: "alert", text: t("error.server",
       { message: err.message }) }));
     return;
   }
+  if (root !== main) return;
   const setup = store.setup() || {};
   const name = nameField("name");
   const rules = rulesForm(data, setup.rules);
@@ -236,7 +243,7 @@ async function home() {
     go(`#/watch/${code}`);
   };
 
-  replace(main, h("div", { class: "home" },
+  replace(root, h("div", { class: "home" },
     h("p", { class: "tagline", text: t("home.tagline") }),
     name.element,
     quickPanel({ go, name: () => playerName(name.input) }),
@@ -344,7 +351,9 @@ async function joinForm(code) {
 }
 
 async function lobby(code, seat, room) {
+  const root = main;
   const data = await levels().catch(() => null);
+  if (root !== main) return; // gone elsewhere meanwhile: no socket for a lobby not shown
   const error = errorLine();
   const link = shareLink(code);
   const draw = (info) => {
@@ -494,16 +503,19 @@ function table(code, token, hash) {
 }
 
 async function room(code, hash) {
+  const root = main;
   const seat = store.seat(code);
   let info;
   try {
     info = await api.room(code);
   } catch (err) {
-    replace(main, h("div", { class: "home" }, h("p", { class: "error", role: "alert",
+    if (root !== main) return;
+    replace(root, h("div", { class: "home" }, h("p", { class: "error", role: "alert",
       text: err.status === 404 ? t("error.no_room", { code }) : err.message }),
     h("button", { onclick: () => go("#/"), text: t("nav.home") })));
     return;
   }
+  if (root !== main) return; // gone elsewhere meanwhile: no table, no socket for this room
   if (seat && seat.token) {
     if (info.status === "waiting") lobby(code, seat, info);
     else table(code, seat.token, hash);
@@ -523,6 +535,8 @@ async function route() {
     return;
   }
   stop();
+  main = h("div", { class: "route" });
+  replace(shell, main);
   document.title = t("app.title");
   const match = hash.match(/^#\/(room|watch)\/([A-Za-z0-9]+)/);
   const past = hash.match(/^#\/history(?:\/([0-9]{1,12}))?$/);
@@ -594,7 +608,7 @@ async function start() {
   chrome();
   document.getElementById("skip").addEventListener("click", (event) => {
     event.preventDefault(); // the hash is the route: focus the game instead of following it
-    main.focus();
+    shell.focus();
   });
   window.addEventListener("hashchange", route);
   await route();

@@ -132,6 +132,7 @@ export class PassPlay {
     this.seats = saved && Array.isArray(saved.seats) ? saved.seats : [];
     this.view = null; // the latest view of any person's seat: its public part decides the turn
     this.shown = null; // the seat whose table is on the page
+    this.turnSeen = null; // the seat to move in the last view, to see the turn leave a seat
     this.table = null;
     this.root = null;
     this.readied = null; // the round whose end the people off the screen were made ready for
@@ -161,7 +162,7 @@ export class PassPlay {
   /** Re-render after a change of language. */
   render() {
     if (this.table) this.table.render();
-    else this.cover();
+    else this.cover(true);
   }
 
   person(seat) {
@@ -192,8 +193,14 @@ export class PassPlay {
       if (this.shown !== null) this.readyOthers();
       return;
     }
-    if (this.shown !== null && v.to_move !== this.shown) this.hide();
-    else if (this.shown === null) this.cover();
+    const before = this.turnSeen;
+    this.turnSeen = v.to_move;
+    // The table goes when the turn leaves the person on screen, or comes to another person;
+    // one who took the device while the computer still plays watches it to their own turn.
+    if (this.shown === null) this.cover();
+    else if (v.to_move !== this.shown && (before === this.shown || this.person(v.to_move))) {
+      this.hide();
+    }
   }
 
   /** At a round's end, the people off the screen are ready: the one on it deals the next. */
@@ -217,8 +224,13 @@ export class PassPlay {
     this.cover();
   }
 
-  cover() {
+  /** The cover for the next person; kept as it is while it already names them (``fresh``:
+   * drawn again all the same, in a new language), so that a tap on it while the computer
+   * plays its turn is not lost to a cover drawn anew under the finger. */
+  cover(fresh = false) {
     const next = this.nextPerson();
+    const shown = this.main.querySelector(".pp-cover");
+    if (!fresh && shown && shown.dataset.seat === String(next.seat)) return;
     const name = isolate(next.name);
     const reveal = () => this.reveal(next.seat);
     replace(this.main, h("div", { class: "pp-cover", "data-seat": next.seat },
