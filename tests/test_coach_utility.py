@@ -146,6 +146,49 @@ def test_the_calibration_reads_its_parameters() -> None:
     assert all(abs(calibrate(q / 10, x, identity) - q / 10) < 1e-12 for q in range(1, 10))
 
 
+def test_a_correction_per_level_is_read_and_a_malformed_one_left_out() -> None:
+    zeros = [0.0] * len(coach.CAL_W)
+    own = {"a": 0.5, "b": 0.1, "w": zeros}
+    data = {
+        "a": 1.0,
+        "b": 0.0,
+        "w": zeros,
+        "by_level": {
+            "easy": {"2": own, "3+": {"a": 1.0, "w": [1.0]}, "9": own},
+            "expert": "x",
+        },
+    }
+    general, by_level = coach.corrections(data)
+    assert general == (1.0, 0.0, tuple(zeros))
+    # the malformed entries and a table size that is not one are left out
+    assert by_level == {("easy", "2"): (0.5, 0.1, tuple(zeros))}
+    builtin = (coach.CAL_A, coach.CAL_B, coach.CAL_W)
+    assert coach.corrections({"by_level": {"easy": {"2": own}}}) == (builtin, {})  # no general
+    assert coach.corrections([1, 2]) == (builtin, {})
+    assert [coach.table_size(n) for n in (2, 3, 4, 8)] == ["2", "3+", "3+", "3+"]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_odds_against_a_level_use_its_own_correction(players: int) -> None:
+    # An uncertain call: the opponents' cards unknown.
+    hands = [["AS", "2C"], ["9D", "8S", "7C"], ["KD", "QS", "JC"]][:players]
+    game = Game.from_position(RuleSet(), hands, ["5C", "6D"], [["3H"]], to_move=0)
+    view = game.view(0)
+    raw, exact = coach.raw_success(view)
+    assert not exact
+    features = coach.calibration_features(view)
+    assert yaniv_success_probability(view, "nobody") == yaniv_success_probability(view)
+    size = coach.table_size(players)
+    levels = {level for level, s in coach.calibrated_levels() if s == size}
+    # The levels with positions enough for a correction of their own have one (the data file).
+    assert {"easy", "medium", "expert", "learned"} <= levels
+    for level in levels:
+        own = coach.cal_params(level, players)
+        assert own != coach.cal_params()
+        assert yaniv_success_probability(view, level) == calibrate(raw, features, own)
+        assert yaniv_success_probability(view, level) != yaniv_success_probability(view)
+
+
 def _random_position(rules: RuleSet, players: int, seed: int) -> Game:
     """A game some random moves into a round (calls made now and then, rounds dealt on)."""
     game = Game.new(rules, players, seed)

@@ -224,3 +224,27 @@ def test_the_coach_speaks_for_the_seat_to_act() -> None:
         parse_move(a["move"]) in table.view(0).legal_moves for a in figures["advice"]
     )
     assert table.coach(1) == {"yaniv_probability": None, "advice": []}
+
+
+def test_the_coach_is_told_the_opponents_level_where_they_are_all_bots_of_one() -> None:
+    def level_seen(levels: tuple[str, ...], seat: int = 0) -> str | None:
+        table = Table(RuleSet(), seats(levels), seed=2)
+        return table.opponents_level(table.view(seat))
+
+    assert level_seen(("easy",)) == "easy"
+    assert level_seen(("expert", "expert", "expert")) == "expert"
+    assert level_seen(("easy", "medium")) is None  # mixed levels: the general odds
+    assert level_seen(("easy", "easy"), seat=1) is None  # a person among the opponents
+
+
+def test_the_coachs_odds_at_a_table_of_bots_of_one_level_are_that_levels() -> None:
+    from yaniv.bots.coach import yaniv_success_probability
+
+    rules = RuleSet.preset("standard", yaniv_threshold=50)  # a call is open at once
+    table = Table(rules, seats(("expert",)), seed=1)
+    table.play_automatic()
+    view = table.view(0)
+    assert view.can_yaniv
+    chance = table.coach(0)["yaniv_probability"]
+    assert chance == yaniv_success_probability(view, "expert")
+    assert chance != yaniv_success_probability(view)  # the general odds differ

@@ -263,8 +263,19 @@ class Table:
         view = self.view(seat)
         if not view.legal_moves:
             return {"yaniv_probability": None, "advice": []}
-        chance = coach.yaniv_success_probability(view) if view.can_yaniv else None
-        return {"yaniv_probability": chance, "advice": [a.to_dict() for a in coach.advise(view)]}
+        against = self.opponents_level(view)
+        chance = coach.yaniv_success_probability(view, against) if view.can_yaniv else None
+        advice = [a.to_dict() for a in coach.advise(view, against=against)]
+        return {"yaniv_probability": chance, "advice": advice}
+
+    def opponents_level(self, view: PlayerView) -> str | None:
+        """The built-in level of every opponent still in ``view``'s round, where they are all
+        bots of one level (the coach's odds are then that level's); None otherwise."""
+        seats = [self.seats[s] for s in view.active_seats() if s != view.seat]
+        levels = {s.level for s in seats if s.kind == "bot"}
+        if len(levels) == 1 and all(s.kind == "bot" for s in seats):
+            return levels.pop()
+        return None
 
     # ------------------------------------------------------------- moves
 

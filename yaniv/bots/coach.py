@@ -381,23 +381,74 @@ def raw_success(
 
 #: The correction's parameters ``(a, b, w)``.
 Params = tuple[float, float, tuple[float, ...]]
-#: A refitted correction, in the package (``benchmarks/coach_calibration.py --fit ... --write``);
-#: where it is missing or unreadable the built-in ``CAL_A``, ``CAL_B``, ``CAL_W`` hold.
+#: A refitted correction, in the package (``benchmarks/coach_calibration.py --fit ... --write``):
+#: one for any opponents and, under ``by_level``, one per built-in level and table size
+#: (``table_size``) for opponents all of that level; where it is missing or unreadable the
+#: built-in ``CAL_A``, ``CAL_B``, ``CAL_W`` hold.
 CAL_FILE = "coach_calibration.json"
+#: The levels' corrections, by the table's size: one opponent, or more.
+TABLE_SIZES = ("2", "3+")
 
 
-@functools.cache
-def cal_params() -> Params:
-    """The correction in use: the shipped data file's, else the built-in constants."""
+def table_size(players: int) -> str:
+    """The key of a table of ``players`` seats among ``TABLE_SIZES``."""
+    return "2" if players <= 2 else "3+"
+
+
+def _params_of(data: Any) -> Params | None:
+    """A correction's ``(a, b, w)`` from its JSON object; None where it is not one."""
     try:
-        text = resources.files("yaniv.bots").joinpath("data", CAL_FILE).read_text("utf-8")
-        data = json.loads(text)
         w = tuple(float(x) for x in data["w"])
         if len(w) == len(CAL_W):
             return float(data["a"]), float(data["b"]), w
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         pass
-    return CAL_A, CAL_B, CAL_W
+    return None
+
+
+def corrections(data: Any) -> tuple[Params, dict[tuple[str, str], Params]]:
+    """The general correction and those per (level, table size) in the data file's JSON
+    (``CAL_FILE``): the built-in constants where the general one is missing or malformed, and
+    an entry left out where it is."""
+    general = _params_of(data) if isinstance(data, dict) else None
+    if general is None:
+        return (CAL_A, CAL_B, CAL_W), {}
+    levels = data.get("by_level")
+    own: dict[tuple[str, str], Params] = {}
+    for level, sizes in levels.items() if isinstance(levels, dict) else ():
+        for size, entry in sizes.items() if isinstance(sizes, dict) else ():
+            if size in TABLE_SIZES and (params := _params_of(entry)) is not None:
+                own[str(level), size] = params
+    return general, own
+
+
+@functools.cache
+def _shipped() -> tuple[Params, dict[tuple[str, str], Params]]:
+    """The shipped corrections (``corrections`` of the package's data file)."""
+    try:
+        text = resources.files("yaniv.bots").joinpath("data", CAL_FILE).read_text("utf-8")
+        return corrections(json.loads(text))
+    except (OSError, ValueError):
+        return corrections(None)
+
+
+def cal_params(against: str | None = None, players: int = 2) -> Params:
+    """The correction in use: for a table of ``players`` whose opponents are all of the
+    built-in level ``against``, that level's where one is shipped; else the shipped general
+    one, else the built-in constants.
+
+    The levels play a low hand differently (an easy bot calls whenever it may, an expert waits
+    for better odds), so what a public position hides depends on who sits there: a table that
+    knows its opponents' level says so."""
+    general, own = _shipped()
+    if against is None:
+        return general
+    return own.get((against, table_size(players)), general)
+
+
+def calibrated_levels() -> frozenset[tuple[str, str]]:
+    """The (level, table size) pairs with a correction of their own."""
+    return frozenset(_shipped()[1])
 
 
 def calibrate(
@@ -413,14 +464,15 @@ def calibrate(
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def yaniv_success_probability(view: PlayerView) -> float:
+def yaniv_success_probability(view: PlayerView, against: str | None = None) -> float:
     """The probability that calling Yaniv now succeeds: no other active player at or under my
     hand value (a tie counts against the caller). A call above the threshold, where the rules
-    allow it, is a deliberate Assaf (R15) and never succeeds."""
+    allow it, is a deliberate Assaf (R15) and never succeeds. ``against``: the built-in level
+    of every opponent, where the table knows it (``cal_params``)."""
     if view.hand_value > view.rules.yaniv_threshold:
         return 0.0
     p, exact = raw_success(view)
-    return p if exact else calibrate(p, calibration_features(view))
+    return p if exact else calibrate(p, calibration_features(view), cal_params(against, view.n))
 
 
 # ----------------------------------------------------------------- Yaniv decisions
@@ -632,8 +684,9 @@ def _draw_text(card: Card | None) -> str:
     return "then draw from the stock" if card is None else f"then take {NAMES[card]}"
 
 
-def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
-    """The best moves for the seat to act, best first, each with a short reason."""
+def advise(view: PlayerView, limit: int = 5, against: str | None = None) -> list[Advice]:
+    """The best moves for the seat to act, best first, each with a short reason (``against``:
+    the opponents' level, as ``yaniv_success_probability`` takes it)."""
     if not view.legal_moves:
         return []
     rules = view.rules
@@ -655,7 +708,7 @@ def advise(view: PlayerView, limit: int = 5) -> list[Advice]:
             )
         )
     elif YANIV in view.legal_moves:
-        p = yaniv_success_probability(view)
+        p = yaniv_success_probability(view, against)
         call = should_call(view, p)
         verdict = "call it" if call else "risky"
         out.append(

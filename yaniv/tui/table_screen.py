@@ -514,7 +514,7 @@ class TableScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="coach")
     def coach_turn(self, view: PlayerView, asked: int) -> None:
         """Compute the coach's figures off the UI thread."""
-        text = coach_report(view)
+        text = coach_report(view, self.controller.table.opponents_level(view))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.coach_done, text, asked)
 

@@ -319,8 +319,9 @@ def load_coach() -> Any:
         return None
 
 
-def coach_report(view: PlayerView) -> RenderableType:
-    """The coach's report on a position: the chance a Yaniv call succeeds, and its advice."""
+def coach_report(view: PlayerView, against: str | None = None) -> RenderableType:
+    """The coach's report on a position: the chance a Yaniv call succeeds, and its advice
+    (``against``: the opponents' level, where they are all bots of one)."""
     coach = load_coach()
     if coach is None:
         return Text("The coach is not installed yet.", style="dim")
@@ -337,7 +338,7 @@ def coach_report(view: PlayerView) -> RenderableType:
                     )
                 )
             elif view.can_yaniv:
-                p = float(coach.yaniv_success_probability(view))
+                p = float(coach.yaniv_success_probability(view, against))
                 lines.append(
                     Text(f"A Yaniv call now succeeds with probability {p:.0%}.", style="bold")
                 )
@@ -349,7 +350,9 @@ def coach_report(view: PlayerView) -> RenderableType:
                         style="dim",
                     )
                 )
-        advice_list = [a for a in coach.advise(view) if not (deliberate and a.move == YANIV)]
+        advice_list = [
+            a for a in coach.advise(view, against=against) if not (deliberate and a.move == YANIV)
+        ]
         for i, advice in enumerate(advice_list[:3]):
             line = Text(f"{i + 1}. ", style="bold")
             line.append(str(advice.move), style="bold")
