@@ -17,8 +17,10 @@ a known card alone beats the caller) are counted apart: they are certain, and wo
 the end deciles with sure answers.
 
 The verdict of a decile: ``ok`` where the observed rate is within 3 points of the mean
-prediction; ``noise`` where it is not, but the 95 % Wilson interval of the observed rate
-reaches within 3 points of it; ``OFF`` otherwise; ``few`` under ``--min-count`` positions.
+prediction; ``noise`` where it is not, but the 95 % interval of the observed rate reaches
+within 3 points of it (by rounds, ``rounds_interval``, for positions saved with their game
+and round; Wilson's for older files, which is narrower than the truth); ``OFF`` otherwise;
+``few`` under ``--min-count`` positions.
 
 ``--against`` tells the coach the opponents' level (``yaniv_success_probability(view,
 against=LEVEL)``: that level's own correction where one is shipped), as a table of bots does.
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -114,11 +117,33 @@ def positions(
                             "raw": raw,
                             "features": list(C.calibration_features(view)),
                             "ok": ok,
+                            "seed": seed,
+                            "game": g,
+                            "round": game.round_no,
                         }
                     )
             game.apply(bots[seat].choose(view))
             moves += 1
     return out, exact, wrong, stalled
+
+
+def rounds_interval(rows: Sequence[dict[str, Any]], z: float = 1.959964) -> tuple[float, float]:
+    """The 95 % interval of the observed rate with the positions of one round as one cluster
+    (a player's turns on one low hand are not independent calls): the ratio estimator's
+    variance summed over rounds, a normal interval. Positions saved with their game and round."""
+    clusters: dict[tuple[Any, ...], list[int]] = {}
+    for r in rows:
+        key = (r["level"], r["players"], r.get("seed"), r["game"], r["round"])
+        c = clusters.setdefault(key, [0, 0])
+        c[0] += 1
+        c[1] += bool(r["ok"])
+    n, k = len(rows), len(clusters)
+    rate = sum(c[1] for c in clusters.values()) / n
+    if k < 2:
+        return (0.0, 1.0)
+    spread = sum((y - rate * m) ** 2 for m, y in clusters.values()) * k / (k - 1)
+    half = z * math.sqrt(spread) / n
+    return (max(0.0, rate - half), min(1.0, rate + half))
 
 
 def table(rows: Sequence[dict[str, Any]], min_count: int) -> list[dict[str, Any]]:
@@ -133,7 +158,7 @@ def table(rows: Sequence[dict[str, Any]], min_count: int) -> list[dict[str, Any]
         pred = sum(r["p"] for r in sel) / n
         wins = sum(r["ok"] for r in sel)
         obs = wins / n
-        lo, hi = wilson(wins, n)
+        lo, hi = rounds_interval(sel) if all("game" in r for r in sel) else wilson(wins, n)
         if n < min_count:
             verdict = "few"
         elif abs(obs - pred) <= TOLERANCE:
