@@ -9,6 +9,7 @@ import pytest
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
+from yaniv.cards import mask_of, parse_card, parse_cards
 from yaniv.errors import YanivError
 from yaniv.game import Phase
 from yaniv.rules import RuleSet
@@ -210,6 +211,39 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
         )
         is None
     )
+
+
+def test_expert_aims_its_hand_at_a_bonus_target_under_draw_first() -> None:
+    from yaniv.bots import heuristics as H
+    from yaniv.bots.expert_bot import ExpertBot, pulled_discards
+
+    rules = RuleSet.preset("draw_first")
+
+    def turn(score: int, pull: float) -> list[str]:
+        game = Game.from_position(
+            rules,
+            [["KS", "AC"], ["QH"], ["JH"], ["TC"]],
+            ["4H", "5H", "7H", "2S", "3S", "8D", "6C"],
+            [["9H"]],
+            0,
+            scores=[score, 0, 0, 0],
+        )
+        bot = ExpertBot(seed=0, pull=pull)
+        first = bot.choose(game.view(0))
+        game.play(first)
+        return [str(first), str(bot.choose(game.view(0)))]
+
+    # At 90, taking 9H and laying KS keeps AC 9H (10): 100 if another player ends the round.
+    assert turn(90, 1.0) == ["draw 9H", "discard KS"]
+    assert turn(90, 0.0) == ["draw stock", "discard KS"]
+    assert turn(20, 1.0) == ["draw stock", "discard KS"]  # no target in reach
+    # After the draw, a discard that leaves the hand on the value needed moves up.
+    hand = mask_of(parse_cards("KS 7C 4D AC"))
+    options = H.best_discard_after_draw(hand, 22, parse_card("AC"), rules)
+    second = options[1][1]
+    need = 22 - H.mask_value(second.mask)
+    assert pulled_discards(options, 22, need, 100.0)[0][1] == second
+    assert pulled_discards(options, 22, need, 0.0) == options
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.differences()) or "standard")

@@ -24,6 +24,7 @@ import random
 from collections.abc import Sequence
 
 from ..cards import VALUE, Card, mask_of
+from ..discards import legal_discards
 from ..errors import YanivError
 from ..events import Discarded
 from ..game import Game, Phase
@@ -175,6 +176,54 @@ def pulled_plans(
     return out
 
 
+def pulled_discards(
+    options: list[tuple[float, Discard]], value: int, need: int, worth: float
+) -> list[tuple[float, Discard]]:
+    """``H.best_discard_after_draw``'s options (the card drawn already in ``value``) re-judged
+    with the bonus pull: a hand left of value ``need`` is worth ``worth``; best first."""
+    out = [(e - (worth if value - H.mask_value(d.mask) == need else 0.0), d) for e, d in options]
+    out.sort(key=lambda p: p[0])
+    return out
+
+
+def pulled_draw_first(
+    hand: int,
+    value: int,
+    pickable: Sequence[Card],
+    stock_ok: bool,
+    rules: RuleSet,
+    dist: Sequence[float],
+    collects: int,
+    w: float,
+    need: int,
+    worth: float,
+) -> list[tuple[float, Card | None]]:
+    """``H.draw_first_options`` with the bonus pull: each draw judged by its best discard
+    after it, a hand left of value ``need`` worth ``worth`` (after a stock draw, by the chance
+    that the card drawn makes it); best first."""
+    out: list[tuple[float, Card | None]] = []
+    if stock_ok:
+        best = 1e9
+        for d in legal_discards(hand, rules):
+            if d.mask == hand:
+                continue
+            rest, vr = hand ^ d.mask, value - H.mask_value(d.mask)
+            e = H.stock_eval(rest, vr, rules, dist, w)
+            if 0 <= need - vr <= 10:
+                e -= worth * dist[need - vr]
+            best = min(best, e)
+        if best == 1e9:  # a single card: whatever is drawn, one of the two goes
+            best = H.stock_eval(hand, value, rules, dist, w)
+        out.append((best, None))
+    for c in pickable:
+        v = value + VALUE[c]
+        ds = H.best_discard_after_draw(hand | 1 << c, v, c, rules, collects, 1.0, w)
+        ds = pulled_discards(ds, v, need, worth)
+        out.append((ds[0][0] if ds else 1e9, c))
+    out.sort(key=lambda p: p[0])
+    return out
+
+
 @register("expert")
 class ExpertBot:
     """Determinized Monte Carlo search over the best few turns, with heuristic rollouts."""
@@ -231,6 +280,20 @@ class ExpertBot:
                     return m
             return heuristic_move(view, self.rng, 1.0, self.w_now)
         if phase == Phase.DISCARD:
+            pull = bonus_pull(view, self.pull) if self.pull and stall < 1 else None
+            if pull is not None and view.drawn is not None:  # draw-first: the card is known
+                options = H.best_discard_after_draw(
+                    mask_of(view.hand),
+                    view.hand_value,
+                    view.drawn,
+                    view.rules,
+                    mask_of(view.known[view.next_seat(view.seat)]),
+                    1.0,
+                    self.w_now,
+                )
+                for _, d in pulled_discards(options, view.hand_value, *pull):
+                    if d in moves:
+                        return d
             return heuristic_move(view, self.rng, 1.0, self.w_now)
         return self._start(view, stall)
 
@@ -272,9 +335,17 @@ class ExpertBot:
                 if len(cands) >= self.candidates:
                     break
         else:
-            for e, card in H.draw_first_options(
-                hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0, self.w_now
-            ):
+            pull = bonus_pull(view, self.pull) if self.pull else None
+            options = (
+                H.draw_first_options(
+                    hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0, self.w_now
+                )
+                if pull is None
+                else pulled_draw_first(
+                    hand, value, view.pickable, stock_ok, rules, dist, collects, self.w_now, *pull
+                )
+            )
+            for e, card in options:
                 m = DRAW_STOCK if card is None else DRAWS[card]
                 if m in moves and len(cands) < self.candidates:
                     cands.append((m, None))
