@@ -89,6 +89,14 @@ def test_alone_a_person_keeps_the_wait_through_a_reload_and_takes_computer_playe
     expect(page.locator("#quick-bots")).to_be_visible(timeout=10_000)
     expect(page.locator(".quick-offer")).to_contain_text(EN["quick.offer"].replace("{count}", "3"))
     shoot(page, tmp_path, "quickmatch-offer-en-desktop.png")
+    # The polls that follow change the figures in place: the offer's button stays the same
+    # element and keeps the focus (it was drawn anew each 1.5 s, a tap then lost).
+    page.locator("#quick-bots").focus()
+    waited = page.locator(".quick-waited").inner_text()
+    page.evaluate("() => { window.offered = document.getElementById('quick-bots'); }")
+    expect(page.locator(".quick-waited")).not_to_have_text(waited, timeout=10_000)  # a poll
+    assert page.evaluate("() => document.getElementById('quick-bots') === window.offered")
+    assert page.evaluate("() => document.activeElement.id") == "quick-bots"
     page.locator("#quick-keep").click()  # keep waiting: the offer goes
     expect(page.locator("#quick-bots")).to_have_count(0)
     page.reload()  # and comes back after a reload, the wait still on

@@ -189,7 +189,24 @@ export class QuickWait {
     const label = wait.label === "last" ? t("quick.last_rules")
       : presetName(OFFERED.includes(info.queue) ? info.queue : wait.label || "");
     const others = Math.max(0, (info.waiting || 1) - 1);
-    const offer = info.offer_bots && !this.declined
+    const count = info.status === "seating"
+      ? t("quick.seating")
+      : others ? tn("quick.others", others) : t("quick.alone");
+    const waited = t("quick.waited", { seconds: num(Math.floor(info.waited || 0)) });
+    const title = t("quick.waiting_title", { rules: label });
+    const offered = Boolean(info.offer_bots && !this.declined);
+    // A poll that changes only the figures updates them in place: the buttons stay the same
+    // elements, so a tap landing as the poll comes is not lost and the focus stays put.
+    const shape = JSON.stringify([info.status, title, offered, this.error && this.error.message]);
+    const panel = this.main.querySelector(".quick-wait");
+    if (panel && shape === this.shape) {
+      panel.dataset.waiting = info.waiting;
+      panel.querySelector(".quick-count").textContent = count;
+      panel.querySelector(".quick-waited").textContent = waited;
+      return;
+    }
+    this.shape = shape;
+    const offer = offered
       ? h("div", { class: "quick-offer", role: "group", "aria-labelledby": "offer-title" },
         h("h2", { id: "offer-title", text: t("quick.offer_title") }),
         h("p", { text: t("quick.offer", { count: num(3) }) }),
@@ -203,11 +220,9 @@ export class QuickWait {
       : null;
     replace(this.main, h("div", { class: "home" }, h("section", { class: "panel quick-wait",
       "aria-labelledby": "wait-title", "data-status": info.status, "data-waiting": info.waiting },
-    h("h1", { id: "wait-title", text: t("quick.waiting_title", { rules: label }) }),
-    h("p", { class: "quick-count", role: "status", text: info.status === "seating"
-      ? t("quick.seating")
-      : others ? tn("quick.others", others) : t("quick.alone") }),
-    h("p", { class: "note quick-waited", text: t("quick.waited", { seconds: num(Math.floor(info.waited || 0)) }) }),
+    h("h1", { id: "wait-title", text: title }),
+    h("p", { class: "quick-count", role: "status", text: count }),
+    h("p", { class: "note quick-waited", text: waited }),
     h("p", { class: "note", text: t("quick.how", { seconds: num(info.pair_wait ?? 10) }) }),
     offer,
     this.error ? h("p", { class: "error", role: "alert", text: this.error.message }) : null,
