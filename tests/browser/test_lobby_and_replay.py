@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.request
 
 import pytest
 from playwright.sync_api import Browser, Route, expect
@@ -52,6 +53,35 @@ def test_a_guest_sees_the_rules_in_the_lobby(
     no_page_errors(guest)
     host_context.close()
     guest_context.close()
+
+
+def test_the_hosts_unsaved_choices_outlive_a_guest_joining(
+    browser: Browser, server: Server
+) -> None:
+    """The lobby is drawn again when someone joins; the host's rules edits not yet saved and
+    the bot level picked stay (they were drawn back to the room's rules and to medium)."""
+    context = context_for(browser, "en", "desktop")
+    host = new_page(context)
+    host.goto(server.url)
+    host.locator("#name").fill("Hostess")
+    host.locator("section[aria-labelledby=friends-title] button.primary").click()
+    code = host.locator(".lobby .code").inner_text()
+    host.locator(".lobby fieldset.rules summary").click()
+    host.locator("#opt-yaniv_threshold").fill("5")  # not saved
+    host.locator("#bot-level").select_option("expert")
+    request = urllib.request.Request(
+        f"{server.url}api/rooms/{code}/join",
+        data=json.dumps({"name": "Guest"}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+    expect(host.locator(".lobby .seats li")).to_have_count(2)  # drawn again
+    expect(host.locator("#opt-yaniv_threshold")).to_have_value("5")
+    expect(host.locator("#bot-level")).to_have_value("expert")
+    no_page_errors(host)
+    context.close()
 
 
 @pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("he", "phone")])

@@ -356,16 +356,25 @@ async function lobby(code, seat, room) {
   if (root !== main) return; // gone elsewhere meanwhile: no socket for a lobby not shown
   const error = errorLine();
   const link = shareLink(code);
+  // What the host is choosing outlives a redraw (someone joined): the bot level picked, and
+  // the rules form with its unsaved edits while the room's rules are the ones it was made of.
+  let levelChoice = data && data.levels.includes("medium") ? "medium" : null;
+  let kept = null;
   const draw = (info) => {
     room = info;
     const host = seat && seat.host;
     const bots = [];
-    const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level") },
-      ((data && data.levels) || []).map((l) => h("option", { value: l, text: levelName(l) })));
-    if (data && data.levels.includes("medium")) level.value = "medium";
+    const level = h("select", { id: "bot-level", "aria-label": t("room.bot_level"),
+      onchange: (e) => { levelChoice = e.target.value; } },
+    ((data && data.levels) || []).map((l) => h("option", { value: l, text: levelName(l) })));
+    if (levelChoice) level.value = levelChoice;
     const current = info.rules || {};
-    const rules = host && data ? rulesForm(data, { preset: current.preset || "standard",
-      options: current }) : null;
+    const key = JSON.stringify(current);
+    if (host && data && !(kept && kept.key === key)) {
+      kept = { key, form: rulesForm(data, { preset: current.preset || "standard",
+        options: current }) };
+    }
+    const rules = host && data ? kept.form : null;
     const addBot = async () => {
       try {
         const seats = info.seats.length;
