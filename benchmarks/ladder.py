@@ -77,6 +77,7 @@ def rung(
         "bar": bar(players),
         "holds": lo > bar(players),
         "capped": report["capped"],
+        "capped_games": report["capped_games"],  # the arena's game indices, for a replay
         "errors": len(report["errors"]),
         "decision_ms": top["decision_ms"],
         "seconds": time.perf_counter() - t0,
