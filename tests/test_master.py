@@ -264,3 +264,28 @@ def test_a_doubtful_call_defaults_to_the_coach_verdict(monkeypatch: pytest.Monke
         monkeypatch.setattr(master_bot, "call_value", lambda v, price=price: price)
         totals = bot._search(view, cands)
         assert totals is not None and (totals[0] > totals[1]) is calls, play_on
+
+
+@pytest.mark.parametrize("index", [14, 129])
+def test_a_stalled_round_over_the_threshold_is_broken(index: int) -> None:
+    # Ladder games (master against expert, the house rules, seed 1) that ran to the
+    # 5,000-move cap: from move 929 of game 14 both held A 2 3 (6, over the threshold of 5),
+    # laid the 3 and took the other's, turn after turn; the stalled turn took the pile's card,
+    # the lowest hand, every time. It now draws from the stock now and then.
+    from yaniv.arena import GameTask, play_game
+
+    house = RuleSet.preset(
+        "standard",
+        yaniv_threshold=5,
+        score_limit=100,
+        assaf_scoring="caller_only",
+        assaf_penalty=30,
+        bonus="subtract",
+        bonus_step=50,
+        bonus_amount=50,
+        jokers_in_sets=True,
+        pickup="run_ends_set_any",
+        next_starter="caller",
+    )
+    summary = play_game(GameTask(index, ("master", "expert"), house, 1, think_ms=20))
+    assert summary["errors"] == [] and not summary["capped"] and summary["winners"], summary

@@ -273,6 +273,10 @@ class ExpertBot:
         if phase == Phase.SLAP:
             return next((m for m in moves if isinstance(m, Slap)), PASS)
         if phase == Phase.DRAW:
+            if stall >= 1:  # the same cards go round the pile: a stock draw now and then
+                stop = H.break_stall(view, self.rng)
+                if stop is not None:
+                    return stop
             plan = self._plan
             if plan is not None and plan[:2] == (view.round_no, len(view.events)):
                 m = DRAW_STOCK if plan[2] is None else DRAWS[plan[2]]
@@ -379,7 +383,9 @@ class ExpertBot:
 
     def _race(self, view: PlayerView, desperate: bool) -> Move:
         """A stalled round's turn: call at even odds (``desperate``: whenever allowed), else
-        shed the most points with the draw that leaves the lowest hand."""
+        shed the most points with the draw that leaves the lowest hand, but for a stock draw
+        now and then (``H.break_stall``): over the threshold, two players can otherwise hand
+        each other the same card for ever (a 3, each keeping A 2 3: seen in the ladder)."""
         rules = view.rules
         moves = view.legal_moves
         value = view.hand_value
@@ -389,6 +395,9 @@ class ExpertBot:
             and (desperate or yaniv_success_probability(view) >= 0.5)
         ):
             return YANIV
+        stop = H.break_stall(view, self.rng)  # draw-first: the turn's draw (else not legal yet)
+        if stop is not None:
+            return stop
         hand = mask_of(view.hand)
         dist = H.value_dist(view.unseen())
         stock_ok = view.stock_size > 0
