@@ -139,6 +139,23 @@ def bonus_pull(view: PlayerView, weight: float = BONUS_PULL) -> tuple[int, float
     return None
 
 
+def _pulled_stock(
+    rest: int,
+    vr: int,
+    rules: RuleSet,
+    dist: Sequence[float],
+    w: float,
+    need: int,
+    worth: float,
+) -> float:
+    """``H.stock_eval`` of the hand ``rest`` (value ``vr``) before a stock draw, less the pull's
+    ``worth`` by the chance that the card drawn makes the hand's value ``need``."""
+    e = H.stock_eval(rest, vr, rules, dist, w)
+    if 0 <= need - vr <= 10:
+        e -= worth * dist[need - vr]
+    return e
+
+
 def pulled_plans(
     plans: list[tuple[float, Discard, Card | None]],
     hand: int,
@@ -161,9 +178,7 @@ def pulled_plans(
         best = 1e9
         draw: Card | None = None
         if stock_ok:
-            best = H.stock_eval(rest, vr, rules, dist, w)
-            if 0 <= need - vr <= 10:
-                best -= worth * dist[need - vr]
+            best = _pulled_stock(rest, vr, rules, dist, w, need, worth)
         for c in pickable:
             e = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
             if vr + VALUE[c] == need:
@@ -207,11 +222,8 @@ def pulled_draw_first(
         for d in legal_discards(hand, rules):
             if d.mask == hand:
                 continue
-            rest, vr = hand ^ d.mask, value - H.mask_value(d.mask)
-            e = H.stock_eval(rest, vr, rules, dist, w)
-            if 0 <= need - vr <= 10:
-                e -= worth * dist[need - vr]
-            best = min(best, e)
+            vr = value - H.mask_value(d.mask)
+            best = min(best, _pulled_stock(hand ^ d.mask, vr, rules, dist, w, need, worth))
         if best == 1e9:  # a single card: whatever is drawn, one of the two goes
             best = H.stock_eval(hand, value, rules, dist, w)
         out.append((best, None))
