@@ -24,6 +24,7 @@ from browser.table_driver import (
 # called at 15, so that rounds are short.
 LIMIT = 15
 QUICK = {"end_mode": "first_over", "score_limit": "1", "yaniv_threshold": str(LIMIT)}
+STANDARD_END = {"end_mode": "elimination", "score_limit": "200", "yaniv_threshold": "7"}
 STEP = re.compile(r"^Step (\d+) of (\d+), round \d+$")
 
 
@@ -152,6 +153,10 @@ def test_history_and_replay_of_a_game_against_the_computer(page: Page, server: S
     expect(rows).to_have_count(1)
     page.get_by_role("button", name="Home", exact=True).click()
     page.get_by_label("Your name").fill(me)
+    # the standard end (out over 200) and threshold: one round cannot end this game, so it is
+    # still in play whatever the bot does before the page looks (under QUICK, which the home
+    # form keeps, the bot that starts could call and end the game at its first turn)
+    set_rule_options(page, STANDARD_END)
     page.get_by_role("button", name="Play", exact=True).click()
     expect(page).to_have_url(ROOM_URL)
     expect(table(page)).to_be_visible()
