@@ -1,4 +1,5 @@
-"""Policies in the arena's process: ``--bot module:Name`` and ``arena.evaluate``."""
+"""Policies in the arena's process: ``--bot module:Name``, ``arena.evaluate`` and
+``arena.compare``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from yaniv import RuleSet, arena
-from yaniv.arena import evaluate, load_policy, make_bot
+from yaniv.arena import compare, evaluate, load_policy, make_bot
+from yaniv.bots.easy_bot import EasyBot
 from yaniv.bots.medium_bot import MediumBot
 from yaniv.cli import app
 from yaniv.errors import YanivError
@@ -140,6 +142,28 @@ def test_evaluate_measures_an_object_loaded_once() -> None:
     assert not arena._OBJECTS  # and is let go afterwards
     with pytest.raises(YanivError, match="is not a policy"):
         evaluate(42, against=["random"], games=2)
+
+
+def test_compare_of_a_policy_with_itself_is_the_same_games() -> None:
+    c = compare(MediumBot, MediumBot, against=["easy"], games=12, players=3, seed=5)
+    assert c.difference == 0.0 and c.changed == 0 and c.deals == 4
+    played = ("wins", "rounds", "mean_round_points", "yaniv_calls", "assafs", "decisions")
+    for bot_a, bot_b in zip(c.a.report["bots"], c.b.report["bots"], strict=True):
+        assert [bot_a[k] for k in played] == [bot_b[k] for k in played]
+    assert c.ci95 == (0.0, 0.0)  # every deal's difference is 0
+    assert not arena._OBJECTS
+
+
+def test_compare_finds_the_stronger_policy_on_the_same_deals() -> None:
+    c = compare(EasyBot, "random", against=["random"], games=40, players=2, seed=3)
+    assert c.difference == pytest.approx(c.a.win_rate - c.b.win_rate)
+    assert c.a.win_rate > 0.9 and c.b.win_rate < 0.8  # easy beats random, random does not
+    assert 0 < c.ci95[0] <= c.difference <= c.ci95[1]
+    assert c.changed > 0 and c.deals == 20
+    # the same games in two processes: a game's seeds are its own
+    forked = compare(EasyBot, "random", against=["random"], games=40, seed=3, jobs=2)
+    assert (forked.difference, forked.ci95, forked.changed) == (c.difference, c.ci95, c.changed)
+    assert (forked.a.wins, forked.b.wins) == (c.a.wins, c.b.wins)
 
 
 PROGRAM = """

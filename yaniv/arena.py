@@ -14,8 +14,8 @@ A seat is a built-in level (``medium``), an external program (``cmd:COMMAND``, s
 :mod:`yaniv.protocol`), or a policy in this process (``module:Name``: a class with
 ``choose(view) -> move``, built with no arguments or with ``seed=``, or a function of a view),
 imported once, so that a model is loaded once and not once per game. ``evaluate`` measures a
-policy object directly. Printing the report and the command line are in
-:mod:`yaniv.arena_cli`.
+policy object directly; ``compare`` measures two on the same games (an A/B test). Printing the
+report and the command line are in :mod:`yaniv.arena_cli`.
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ __all__ = [
     "Evaluation",
     "GameTask",
     "Runner",
+    "Comparison",
     "calibration_table",
     "check_max_moves",
     "check_spec",
     "check_time_limit",
+    "compare",
     "deal_for",
     "entrant_names",
     "evaluate",
@@ -808,6 +810,7 @@ def evaluate(
     rules: RuleSet | None = None,
     jobs: int = 1,
     max_moves: int = MAX_MOVES,
+    think_ms: float | None = None,
 ) -> Evaluation:
     """Play ``policy`` against bots (``against``: specs, the last filling the other seats) in
     ``games`` duplicate-deal games, and measure it.
@@ -815,26 +818,52 @@ def evaluate(
     ``policy`` is an object with ``choose(view) -> move``, a class of such objects (built once
     per game, with ``seed=`` where it takes one), a function of a view, or a spec string. An
     object is used as it is, in this process (or forked workers with ``jobs`` > 1): a model is
-    loaded once. A move may be a ``Move`` or its text.
+    loaded once. A move may be a ``Move`` or its text. ``think_ms`` is the budget of the
+    searching levels named in ``against``.
 
     >>> from yaniv.bots.random_bot import RandomBot
     >>> e = evaluate(RandomBot, against=["random"], games=4, seed=2)
     >>> e.games, 0.0 <= e.win_rate <= 1.0
     (4, True)
     """
+    evaluation, _ = _measured(
+        policy, against, games, players, seed, rules, jobs, max_moves, think_ms
+    )
+    return evaluation
+
+
+def _policy_spec(policy: Any) -> tuple[str, bool]:
+    """A spec for ``policy`` (registered in ``_OBJECTS`` unless it is a spec already), and
+    whether it was registered."""
+    if isinstance(policy, str):
+        return policy, False
+    if not callable(getattr(policy, "choose", None)) and not callable(policy):
+        raise YanivError(
+            f"evaluate: {policy!r:.60} is not a policy (an object with choose(view), "
+            "a class of them, or a function of a view)"
+        )
+    name = getattr(policy, "__name__", None) or type(policy).__name__
+    spec = f"{name}@{id(policy):x}"
+    _OBJECTS[spec] = policy
+    return spec, True
+
+
+def _measured(
+    policy: Any,
+    against: Sequence[str],
+    games: int,
+    players: int,
+    seed: int,
+    rules: RuleSet | None,
+    jobs: int,
+    max_moves: int,
+    think_ms: float | None,
+) -> tuple[Evaluation, list[dict[str, Any]]]:
+    """``evaluate``'s measure, with every game's summary in the order of the games."""
     if not against:
         raise YanivError("evaluate: name at least one bot to play against")
-    if isinstance(policy, str):
-        spec = policy
-    else:
-        if not callable(getattr(policy, "choose", None)) and not callable(policy):
-            raise YanivError(
-                f"evaluate: {policy!r:.60} is not a policy (an object with choose(view), "
-                "a class of them, or a function of a view)"
-            )
-        name = getattr(policy, "__name__", None) or type(policy).__name__
-        spec = f"{name}@{id(policy):x}"
-        _OBJECTS[spec] = policy
+    spec, registered = _policy_spec(policy)
+    results: list[dict[str, Any]] = []
     try:
         report = run_arena(
             [spec, *against],
@@ -844,11 +873,15 @@ def evaluate(
             seed=seed,
             jobs=jobs,
             max_moves=max_moves,
+            on_game=results.append,
+            think_ms=think_ms,
         )
     finally:
-        _OBJECTS.pop(spec, None)
+        if registered:
+            _OBJECTS.pop(spec, None)
+    results.sort(key=lambda r: r["index"])
     me = report["bots"][0]
-    return Evaluation(
+    evaluation = Evaluation(
         games=me["games"],
         wins=me["wins"],
         win_rate=me["win_rate"],
@@ -858,4 +891,67 @@ def evaluate(
         capped=report["capped"],
         errors=report["errors"],
         report=report,
+    )
+    return evaluation, results
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two policies measured on the same games (``compare``): each one's ``Evaluation``, and
+    the difference of their win rates (a's minus b's) with its 95 % interval, from the paired
+    difference of each deal's games (a deal's rotations are not independent of each other, so
+    a deal is the unit); ``changed``: the games whose winners differ between the two."""
+
+    a: Evaluation
+    b: Evaluation
+    difference: float
+    ci95: tuple[float, float]
+    deals: int
+    changed: int
+
+
+def compare(
+    a: Any,
+    b: Any,
+    against: Sequence[str] = ("medium",),
+    games: int = 100,
+    players: int = 2,
+    seed: int = 1,
+    rules: RuleSet | None = None,
+    jobs: int = 1,
+    max_moves: int = MAX_MOVES,
+    think_ms: float | None = None,
+) -> Comparison:
+    """Measure policies ``a`` and ``b`` (as ``evaluate`` takes them) in the same seat against
+    the same bots on the same deals and bots' seeds, so that only the policy differs: an A/B
+    test of two versions of a bot. Two identical policies give identical games, a difference
+    of exactly 0.
+
+    >>> from yaniv.bots.random_bot import RandomBot
+    >>> c = compare(RandomBot, RandomBot, against=["random"], games=4, seed=2)
+    >>> c.difference, c.changed
+    (0.0, 0)
+    """
+    ea, ra = _measured(a, against, games, players, seed, rules, jobs, max_moves, think_ms)
+    eb, rb = _measured(b, against, games, players, seed, rules, jobs, max_moves, think_ms)
+    per_deal: dict[int, float] = {}
+    changed = 0
+    for x, y in zip(ra, rb, strict=True):
+        win_a = x["entrants"].index(0) in x["winners"]
+        win_b = y["entrants"].index(0) in y["winners"]
+        deal = x["index"] // players
+        per_deal[deal] = per_deal.get(deal, 0.0) + (win_a - win_b)
+        changed += sorted(x["winners"]) != sorted(y["winners"])
+    # a deal's difference over its games, divided by the games per deal (the last deal may
+    # have fewer games than ``players``): the mean over deals weighted by their games
+    diffs = list(per_deal.values())
+    difference = math.fsum(diffs) / games
+    if len(diffs) > 1:
+        m = math.fsum(diffs) / len(diffs)
+        var = math.fsum((d - m) ** 2 for d in diffs) / (len(diffs) - 1)
+        half = 1.959964 * math.sqrt(var * len(diffs)) / games
+    else:
+        half = math.inf
+    return Comparison(
+        ea, eb, difference, (difference - half, difference + half), len(diffs), changed
     )

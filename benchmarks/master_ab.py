@@ -1,0 +1,116 @@
+"""A/B test of a master variant against the shipped master, on the same deals (prints figures).
+
+    .venv/bin/python benchmarks/master_ab.py --set z=1.5 --set others_weight=0.8 \\
+        [--against expert] [--players 2] [--games 200] [--seed 5] [--think-ms 20] [--jobs 2]
+
+Both masters sit in the same seat against the same bots (``--against``, filling the other
+seats) on the same duplicate deals and bots' seeds (``yaniv.arena.compare``), so only the
+options differ. Each ``--set NAME=VALUE`` is a ``MasterBot`` argument (``z``,
+``others_weight``, ``beta_scale``, ``coach_call``, ``coach_base``, ``candidates``,
+``margin``, ``worlds``) or one of its attributes ``close`` (points within which turns are
+searched) and ``sure`` (``LOW,HIGH``: the coach's odds outside which a call is not searched).
+Prints each one's win rate with its 95 % interval, and the paired difference with its 95 %
+interval, a deal being the unit. The master's budget counts simulated turns, not time, so the
+games do not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import sys
+from typing import Any
+
+from yaniv.arena import compare
+from yaniv.bots.master_bot import MasterBot
+from yaniv.rules import RuleSet
+
+ATTRIBUTES = ("close", "sure")
+
+
+def parse_value(name: str, text: str, default: Any) -> Any:
+    """``text`` as the type of ``name``'s default; ValueError in words otherwise."""
+    if name == "sure":
+        low, _, high = text.partition(",")
+        return (float(low), float(high))
+    if isinstance(default, bool):
+        if text not in ("true", "false"):
+            raise ValueError(f"{name}={text}: expected true or false")
+        return text == "true"
+    if isinstance(default, int) or name == "worlds":
+        return int(text)
+    return float(text)
+
+
+def parse_sets(sets: list[str]) -> dict[str, Any]:
+    """The variant's options from ``NAME=VALUE`` texts."""
+    params = inspect.signature(MasterBot).parameters
+    defaults = {k: p.default for k, p in params.items() if k not in ("seed", "think_ms")}
+    defaults.update(close=0.0, sure=(0.0, 1.0))
+    options: dict[str, Any] = {}
+    for item in sets:
+        name, eq, text = item.partition("=")
+        if not eq or name not in defaults:
+            raise ValueError(f"--set {item!r}: expected NAME=VALUE, NAME one of {sorted(defaults)}")
+        try:
+            options[name] = parse_value(name, text, defaults[name])
+        except ValueError as exc:
+            raise ValueError(f"--set {item!r}: {exc}") from None
+    return options
+
+
+def master_with(options: dict[str, Any], think_ms: float | None) -> type[MasterBot]:
+    """A MasterBot class seated with ``options`` (the arena builds it with ``seed=``)."""
+    budget: dict[str, Any] = {} if think_ms is None else {"think_ms": think_ms}
+    arguments = {k: v for k, v in options.items() if k not in ATTRIBUTES}
+    attributes = {k: v for k, v in options.items() if k in ATTRIBUTES}
+
+    class Variant(MasterBot):
+        def __init__(self, seed: int | None = None) -> None:
+            super().__init__(seed, **budget, **arguments)
+            for k, v in attributes.items():
+                setattr(self, k, v)
+
+    Variant.__name__ = "variant" if options else "master"
+    return Variant
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--against", default="expert", help="bots, the last fills the seats")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--rules", default="standard", help="a preset name")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--think-ms", type=float, default=None, help="both masters' budget")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    try:
+        options = parse_sets(args.set)
+    except ValueError as exc:
+        sys.exit(str(exc))
+    c = compare(
+        master_with(options, args.think_ms),
+        master_with({}, args.think_ms),
+        against=args.against.split(","),
+        games=args.games,
+        players=args.players,
+        seed=args.seed,
+        rules=RuleSet.preset(args.rules),
+        jobs=args.jobs,
+        think_ms=args.think_ms,
+    )
+    for label, e in (("variant", c.a), ("master", c.b)):
+        lo, hi = e.ci95
+        print(f"{label:>8}: {e.win_rate:.1%} of {e.games} [{lo:.1%}, {hi:.1%}], capped {e.capped}")
+    lo, hi = c.ci95
+    print(
+        f"variant - master: {c.difference:+.1%} [{lo:+.1%}, {hi:+.1%}] over {c.deals} deals, "
+        f"{c.changed} games changed; options {options or 'none'}; load {os.getloadavg()[0]:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
