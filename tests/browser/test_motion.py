@@ -56,33 +56,45 @@ def kinds(page: Page, since: int = 0) -> set[str]:
     return {str(f["what"]) for f in flights(page)[since:]}
 
 
-@pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("he", "phone")])
-def test_cards_fly(browser: Browser, server: Server, lang: str, size: str) -> None:
-    context = context_for(browser, lang, size)
-    context.add_init_script(RECORD)
-    page = new_page(context)
-    start_game(page, server.url, "Moti", opponents=1)
-
+def _play_three_turns(page: Page) -> None:
+    """The player's first turn, its flights checked, then up to two more turns."""
     # the player's discard and draw: the card flies from the hand to the pile, one to the hand
     reach_turn(page)
     start = len(flights(page))
     stats: dict[str, int] = {}
     click_turn(page, 0, stats)  # a whole turn: a discard, then a draw (or a Yaniv)
-    if not stats.get("yaniv"):
-        page.wait_for_function(
-            "n => window.__flights.slice(n).some((f) => f.duration === 240)", arg=start
-        )
-        mine = flights(page)[start:]
-        # the discard flies to the pile (280 ms), the drawn card to the hand (240 ms)
-        assert any(f["duration"] == DURATION["discard"] for f in mine), mine
-        assert any(
-            f["duration"] == DURATION["draw"] and f["what"] in ("hand", "ghost") for f in mine
-        ), mine
-        for turn in range(2):  # two more turns each, to see the other's moves shown
-            if wait_turn_or_end(page) == "end":
-                break
-            click_turn(page, 2 * turn, stats)
-        wait_turn_or_end(page)
+    if stats.get("yaniv"):
+        return
+    page.wait_for_function(
+        "n => window.__flights.slice(n).some((f) => f.duration === 240)", arg=start
+    )
+    mine = flights(page)[start:]
+    # the discard flies to the pile (280 ms), the drawn card to the hand (240 ms)
+    assert any(f["duration"] == DURATION["discard"] for f in mine), mine
+    assert any(
+        f["duration"] == DURATION["draw"] and f["what"] in ("hand", "ghost") for f in mine
+    ), mine
+    for turn in range(2):  # two more turns each, to see the other's moves shown
+        if wait_turn_or_end(page) == "end":
+            return
+        click_turn(page, 2 * turn, stats)
+    wait_turn_or_end(page)
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("he", "phone")])
+def test_cards_fly(browser: Browser, server: Server, lang: str, size: str) -> None:
+    context = context_for(browser, lang, size)
+    context.add_init_script(RECORD)
+    page = new_page(context)
+    # a bot's early Yaniv can end the round before four moves were shown: such a game tells
+    # nothing about pacing, and a fresh one is started (the deal is the server's own)
+    for attempt in range(5):
+        if attempt:
+            page.goto(server.url)
+        start_game(page, server.url, "Moti", opponents=1)
+        _play_three_turns(page)
+        if len(page.evaluate("() => window.__shown")) >= 5:
+            break
     # every move shown, the player's and the other's, set cards flying as it was shown
     shown = page.evaluate("() => window.__shown")[1:]  # after the first view (nothing new)
     times = [float(f["at"]) for f in flights(page)]
@@ -93,7 +105,7 @@ def test_cards_fly(browser: Browser, server: Server, lang: str, size: str) -> No
     # land, so two states are never shown closer than a flight (240 ms or more; the server
     # here plays a bot's move in 0.05 s: unpaced, its moves would show 50 ms apart)
     gaps = [b["at"] - a["at"] for a, b in zip(shown, shown[1:], strict=False)]
-    assert len(gaps) >= 3 and min(gaps) >= 200, (gaps, shown, stats)
+    assert len(gaps) >= 3 and min(gaps) >= 200, (gaps, shown)
 
     # the round's end: the hands turn face up; the next round is dealt from the stock
     page.goto(server.url)
