@@ -90,6 +90,7 @@ def test_the_focus_stays_in_the_hand_after_each_move(
     context = context_for(browser, lang, size)
     page = new_page(context)
     start_game(page, server.url, "Kiki", opponents=1)
+    reach_turn(page)  # a round the bot ends at its first turn is followed by the next
     moves = 0
     for _ in range(6):
         if wait_turn_or_end(page) == "end":
