@@ -20,6 +20,12 @@ swap equal cards for ever: a game still going after 2,000 moves (1,000 turns, th
 of jdross/yaniv's own benchmark) is ended there and counted (``greedy_cut_off_*``, of
 ``greedy_games_*``).
 
+Play-outs (``yaniv.playout.play_out``): the same greedy policy, and uniformly random moves
+(standard rules), but the whole game, the policy's choices included, played in one call. On
+the compiled core that loop runs in C; it is the figure to set beside another engine's
+driven in its own language (benchmarks/node_engine.mjs drives jdross/yaniv from JavaScript).
+The loops above pay a Python call per move, as a bot or an environment does.
+
 Greedy games per second (standard rules): the same policy, but a pile card is taken only if it
 is also worth less than the best card just discarded, which keeps such swaps from starting.
 
@@ -46,6 +52,7 @@ from yaniv import compiled, discards
 from yaniv.cards import VALUE
 from yaniv.game import Game, Phase
 from yaniv.moves import DRAW_STOCK, DRAWS, YANIV, Move
+from yaniv.playout import Policy, play_out
 from yaniv.rules import RuleSet
 
 STANDARD = RuleSet()
@@ -127,6 +134,25 @@ def greedy_moves(
             left -= 1
         moves += GREEDY_CUT_OFF - left
         cut += not left
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return moves / wall, moves / cpu, seed, cut
+
+
+def playout_moves(
+    seconds: float, players: int, rules: RuleSet, policy: Policy, path: bool | None = None
+) -> tuple[float, float, int, int]:
+    """Whole games played out by ``play_out`` for about ``seconds``: (moves per wall-clock
+    second, per CPU second, games, games cut off). Greedy games stop at the cut-off."""
+    moves = cut = seed = 0
+    limit = GREEDY_CUT_OFF if policy == "greedy" else None
+    wall, cpu = time.perf_counter(), time.process_time()
+    deadline = wall + seconds
+    while time.perf_counter() < deadline:
+        game = Game.new(rules, players, seed, compiled=path)
+        out = play_out(game, policy, seed=seed, max_moves=limit, compiled=path)
+        seed += 1
+        moves += out.moves
+        cut += not out.finished
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return moves / wall, moves / cpu, seed, cut
 
@@ -231,6 +257,7 @@ def main() -> None:
             random_moves(args.warmup, 4, flag)
             for players in (4, 2):
                 greedy_moves(args.warmup, players, rules, flag)
+                playout_moves(args.warmup, players, rules, "greedy", flag)
         per_wall, per_cpu = random_play(args.seconds, 4, flag)
         show(f"random_moves_per_s_{name}", f"[{name}] random-play moves/s (4 players)", per_wall)
         show(f"random_moves_per_cpu_s_{name}", f"[{name}] ... per CPU second", per_cpu)
@@ -241,6 +268,16 @@ def main() -> None:
             show(f"greedy_moves_per_cpu_s_{players}p_{name}", f"[{name}] ... per CPU second", cpu)
             figures[f"greedy_games_{players}p_{name}"] = games
             figures[f"greedy_cut_off_{players}p_{name}"] = cut
+        for players in (4, 2):
+            wall, cpu, games, cut = playout_moves(args.seconds, players, rules, "greedy", flag)
+            key = f"playout_greedy_moves_per_cpu_s_{players}p_{name}"
+            show(key, f"[{name}] play_out greedy moves/CPU s, --rules, {players} players", cpu)
+            figures[f"playout_greedy_games_{players}p_{name}"] = games
+            figures[f"playout_greedy_cut_off_{players}p_{name}"] = cut
+        for players in (4, 2):
+            cpu = playout_moves(args.seconds, players, STANDARD, "random", flag)[1]
+            key = f"playout_random_moves_per_cpu_s_{players}p_{name}"
+            show(key, f"[{name}] play_out random moves/CPU s, standard, {players} players", cpu)
         for players in (2, 4):
             show(
                 f"greedy_games_per_s_{players}p_{name}",

@@ -21,6 +21,7 @@
  *   score_round    scoring.py's ``score_round`` (R14-R20), for game.py's showdown
  *   seeded_shuffle random.Random(text).shuffle, without the generator object (game.py's deals)
  *   lay_hands      game.py's ``_set_hand`` for every seat of a deal
+ *   play_out       playout.py's pure loop: a game played on by a fixed policy (_playout.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -31,7 +32,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 8
+#define CORE_ABI 9
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2004,8 +2005,16 @@ static void mt_init(MT *mt, uint32_t s) {
     mt->index = MT_N;
 }
 
+/* init_by_array starts from init_genrand(19650218) every time: made once. */
+static MT MT_START;
+static int MT_START_READY;
+
 static void mt_init_by_array(MT *mt, const uint32_t *key, size_t length) {
-    mt_init(mt, 19650218U);
+    if (!MT_START_READY) {
+        mt_init(&MT_START, 19650218U);
+        MT_START_READY = 1;
+    }
+    *mt = MT_START;
     size_t i = 1, j = 0, k = MT_N > length ? MT_N : length;
     uint32_t *s = mt->state;
     for (; k; k--) {
@@ -2112,6 +2121,8 @@ static PyObject *core_seeded_shuffle(PyObject *module, PyObject *const *args, Py
     Py_RETURN_NONE;
 }
 
+#include "_playout.c"
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef core_methods[] = {
@@ -2145,6 +2156,10 @@ static PyMethodDef core_methods[] = {
      "scoring.py's score_round; what it does not read as expected goes to the pure one."},
     {"setup_scoring", (PyCFunction)core_setup_scoring, METH_VARARGS,
      "What score_round needs of scoring.py (called once, at game.py's import)."},
+    {"play_out", (PyCFunction)(void (*)(void))core_play_out, METH_FASTCALL,
+     "playout.py's pure loop; None where the game is not one it plays (the pure loop's then)."},
+    {"setup_playout", (PyCFunction)core_setup_playout, METH_VARARGS,
+     "What play_out needs of game.py beyond setup's (called once, at its import)."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,
      "What apply and legal_moves need of game.py (called once, at its import)."},
     {NULL, NULL, 0, NULL},

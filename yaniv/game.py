@@ -431,13 +431,11 @@ class Game:
 
     def _shuffle(self, cards: list[Card]) -> None:
         """Shuffle from the seed, the round and the refill number (0 for the deal) alone."""
-        text = f"yaniv:{self.seed}:{self.round_no}:{self._refill_no}"
         if self._fast and _core_seeded_shuffle is not None:
-            # random.Random(text)'s own shuffle, without making the generator: from the int
-            # random.seed makes of a text (its bytes, then their SHA-512 digest).
-            raw = text.encode()
-            _core_seeded_shuffle(int.from_bytes(raw + sha512(raw).digest()), cards)
+            # random.Random(text)'s own shuffle, without making the generator
+            _core_seeded_shuffle(shuffle_key(self.seed, self.round_no, self._refill_no), cards)
             return
+        text = f"yaniv:{self.seed}:{self.round_no}:{self._refill_no}"
         rng = random.Random(text)
         if self._fast and _core_shuffle is not None:
             _core_shuffle(rng.getrandbits, cards)
@@ -884,10 +882,7 @@ class Game:
         # The scoring's one home (R14-R20): yaniv.scoring, also the score keeper's (the
         # compiled core's twin of it where this game runs on the core).
         fast = self._fast
-        scorer = score_round  # read at each call: whoever replaces it here is asked instead
-        if fast and scorer is _SCORE_ROUND:
-            scorer = _core_score_round
-        scored = scorer(self.rules, self.scores, self.out, self.values, caller)
+        scored = self._scorer()(self.rules, self.scores, self.out, self.values, caller)
         self.scores[:] = scored.scores
         self.out[:] = scored.out
         winners = scored.game_winners
@@ -915,6 +910,13 @@ class Game:
             log = _make_log if fast else RoundLog
             self.history.append(log(self.deal, tuple(self.moves), tuple(self.refills), result))
         return result
+
+    def _scorer(self) -> Callable[..., RoundScore]:
+        """The showdown's scorer: scoring.score_round, or its compiled twin on the core."""
+        scorer = score_round  # read at each call: whoever replaces it here is asked instead
+        if self._fast and scorer is _SCORE_ROUND:
+            return _core_score_round
+        return scorer
 
     # ----------------------------------------------------------------- views and text
 
@@ -1068,6 +1070,13 @@ def _builder(cls: type[Any]) -> Callable[..., Any]:
 _core_seeded_shuffle: Callable[[int, list[Card]], None] | None = None
 
 
+def shuffle_key(seed: int, round_no: int, refill_no: int) -> int:
+    """The int that ``random.seed`` makes of a shuffle's text (its bytes, then their SHA-512
+    digest): every deal and refill of a game is ``random.Random(text).shuffle``."""
+    raw = f"yaniv:{seed}:{round_no}:{refill_no}".encode()
+    return int.from_bytes(raw + sha512(raw).digest())
+
+
 def _same_seeded_shuffle(shuffle: Callable[[int, list[Card]], None]) -> bool:
     """Whether ``shuffle`` orders as ``random.Random(text).shuffle``, seeded as game.py seeds."""
     for n in (0, 1, 2, 5, 33, 54):
@@ -1143,6 +1152,7 @@ if _compiled.AVAILABLE is not None:
     )
     _core_score_round = _compiled.AVAILABLE.score_round
     _core_lay_hands = _compiled.AVAILABLE.lay_hands
+    _compiled.AVAILABLE.setup_playout(Game, _ROUND_OVER, _GAME_OVER)
 
 
 def _check_players(n: int, rules: RuleSet) -> None:
