@@ -28,6 +28,8 @@ LAYERS = {
     "view": 2,
     "game": 2,
     "record": 2,
+    # Play-outs reach into the engine's seeded shuffle and the compiled core: engine layer.
+    "playout": 2,
     "bots": 3,
     "protocol": 3,
     "arena": 3,
