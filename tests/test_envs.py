@@ -372,6 +372,27 @@ def test_aec_illegal_action_and_determinism() -> None:
     assert all(truncated.truncations.values())
 
 
+def test_aec_buffers_follow_a_move_made_on_the_game_itself() -> None:
+    """The cached observation and mask are of the position they were written at: a move made on
+    ``env.game`` directly is observed, and the old mask's discards are refused."""
+    e = raw_env(players=2)
+    e.reset(seed=4)
+    agent = e.agent_selection
+    old = e.observe(agent)
+    game = e.game
+    discard = next(m for m in game.legal_moves() if str(m).startswith("discard"))
+    game.play(discard)  # outside step(): the same agent now draws
+    new = e.observe(agent)
+    now = e.table.legal_actions(game)
+    assert [int(i) for i in np.flatnonzero(new["action_mask"])] == sorted(now)
+    assert not np.array_equal(old["observation"], new["observation"])
+    stale = next(int(i) for i in np.flatnonzero(old["action_mask"]) if int(i) not in now)
+    before = game.fingerprint()
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        e.step(stale)
+    assert game.fingerprint() == before
+
+
 # ----------------------------------------------------------------- Gymnasium
 
 
@@ -414,6 +435,28 @@ def test_gymnasium_episode_and_illegal_actions() -> None:
     obs, _ = strict.reset(seed=1)
     with pytest.raises(IllegalActionError):
         strict.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+
+
+def test_gymnasium_step_judges_the_position_not_a_stale_mask() -> None:
+    """step() reads legality from the last mask only while the game is where it was written:
+    a move made on ``env.game`` directly leaves the old mask's discards illegal."""
+    from yaniv.envs import YanivEnv
+
+    e = YanivEnv(players=2, seat=0)
+    obs, _ = e.reset(seed=4)
+    old_legal = [int(i) for i in np.flatnonzero(obs["action_mask"])]
+    game = e.game
+    assert game is not None and game.to_move == 0
+    discard = next(m for m in game.legal_moves() if str(m).startswith("discard"))
+    game.play(discard)  # outside step(): the learner now draws
+    now = e.table.legal_actions(game)
+    stale = next(i for i in old_legal if i not in now)
+    before = game.fingerprint()
+    _obs, reward, _t, _tr, info = e.step(stale)
+    assert (reward, info) == (-1.0, {"illegal_action": True})
+    assert game.fingerprint() == before
+    e.step(now[0])  # a draw, legal now though the old mask did not hold it
+    assert game.fingerprint() != before
 
 
 def test_gymnasium_points_one_round() -> None:

@@ -138,8 +138,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self._rng = random.Random()
         self._obs = [self.observer.buffer(seat) for seat in range(players)]
         self._masks = [MaskBuffer(self.table.size) for _ in range(players)]
-        self._written = [-1] * players  # the step each seat's buffers were written at
-        self._step_no = 0
+        # The position each seat's buffers were written at: the round's move list and its
+        # length (moves are only appended; a deal makes a new list), so a move made on
+        # ``env.game`` directly is seen too.
+        self._written: list[tuple[list[Any] | None, int]] = [(None, -1)] * players
         self._rewarded = False
         self.game: Game | None = None
         # Until reset(): no agents, so step() says what to do.
@@ -183,7 +185,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        self._step_no += 1
         self._steps = 0
         self._rewarded = False
         self.agent_selection = self.possible_agents[self.game.to_move or 0]
@@ -192,14 +193,16 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         """``agent``'s observation and action mask (copies unless ``copy=False``)."""
         seat = self._seat[agent]
         obs, mask = self._obs[seat], self._masks[seat]
-        if self._written[seat] != self._step_no:
-            game = self.game
-            if game is None:
-                raise SetupError("observe() before reset()")
+        game = self.game
+        if game is None:
+            raise SetupError("observe() before reset()")
+        moves = game.moves
+        written, made = self._written[seat]
+        if written is not moves or made != len(moves):
             obs.update(game)
             # (game._to_move: -1 when nobody is to move, as to_move's None)
             mask.update(self.table.legal_actions(game) if game._to_move == seat else [])
-            self._written[seat] = self._step_no
+            self._written[seat] = (moves, len(moves))
         if self.copy:
             return {"observation": obs.array.copy(), "action_mask": mask.array.copy()}
         return {"observation": obs.array, "action_mask": mask.array}
@@ -234,7 +237,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
                 self.infos[a] = {}
         self._cumulative_rewards[agent] = 0.0
         game.apply(table.moves[index])
-        self._step_no += 1
         self._steps += 1
         if game.phase >= _ROUND_OVER:
             self._end_round(game)
@@ -250,7 +252,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             self.render()
 
     def _is_legal(self, game: Game, seat: int, index: int) -> bool:
-        if self._written[seat] == self._step_no:  # the mask of this position is at hand
+        written, made = self._written[seat]
+        moves = game.moves
+        if written is moves and made == len(moves):  # the mask of this position is at hand
             return bool(self._masks[seat]._raw[index])
         return index in self.table.legal_actions(game)
 

@@ -114,6 +114,9 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         self.game: Game | None = None
         self._obs = self.observer.buffer(seat)
         self._mask = MaskBuffer(self.table.size)
+        # The position the mask was written at: the round's move list and its length (moves
+        # are only appended; a new round has a new list), so step() reads legality from it.
+        self._masked: tuple[list[tuple[int, Move]] | None, int] = (None, -1)
 
     # ------------------------------------------------------------- episode
 
@@ -146,14 +149,20 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         if game.phase >= _ROUND_OVER or game._to_move != self.seat:
             raise SetupError("step() after the episode ended: call reset()")
         index = action_index(action)
-        legal = self.table.legal_actions(game)
-        if index not in legal:
+        table = self.table
+        moves, made = self._masked
+        if moves is game.moves and made == len(moves):  # the mask is of this position
+            legal_now = 0 <= index < table.size and self._mask._raw[index] == 1
+        else:  # the game was moved outside step() (env.game is public)
+            legal_now = index in table.legal_actions(game)
+        if not legal_now:
             if self.illegal == "raise":
-                what = self.table.moves[index] if 0 <= index < self.table.size else "none"
+                what = table.moves[index] if 0 <= index < table.size else "none"
+                legal = table.legal_actions(game)
                 raise IllegalActionError(f"illegal action {index} ({what}); legal: {legal}")
             return self._observe(), self.illegal_reward, False, False, {"illegal_action": True}
-        game.apply(self.table.moves[index])
-        reward, done = self._after_move(game)
+        game.apply(table.moves[index])
+        reward, done = self._after_move(game) if game.phase >= _ROUND_OVER else (0.0, False)
         if not done:
             more, done = self._advance(game)
             reward += more
@@ -172,10 +181,11 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
                 game.apply(chooser(game, seat))
             else:
                 game.play(self._players[seat](game.view(seat)), seat=seat)
-            more, done = self._after_move(game)
-            reward += more
-            if done:
-                return reward, True
+            if game.phase >= _ROUND_OVER:  # (the test before the call: most moves end none)
+                more, done = self._after_move(game)
+                reward += more
+                if done:
+                    return reward, True
         return reward, False
 
     def _after_move(self, game: Game) -> tuple[float, bool]:
@@ -205,6 +215,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         mask = self._mask.update(
             self.table.legal_actions(game) if game._to_move == self.seat else []
         )
+        self._masked = (game.moves, len(game.moves))
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def action_masks(self) -> NDArray[np.bool_]:
