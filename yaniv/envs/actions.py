@@ -353,9 +353,10 @@ class ActionTable:
 
 class MaskBuffer:
     """A 0/1 int8 action mask kept in place: each update clears the last legal entries and
-    sets the new ones, through the array's bytes (no numpy call)."""
+    sets the new ones, through the array's bytes (no numpy call). It remembers the position
+    it was written for, so an environment reads legality from it only there (``is_of``)."""
 
-    __slots__ = ("array", "_raw", "_on", "_core")
+    __slots__ = ("array", "_raw", "_on", "_core", "_at")
 
     def __init__(
         self, size: int, out: NDArray[np.int8] | None = None, *, compiled: bool | None = None
@@ -372,9 +373,12 @@ class MaskBuffer:
             self.array = out
             self._raw = out.data.cast("B")
         self._on: list[int] = []
+        self._at: tuple[list[tuple[int, Move]] | None, int] = (None, -1)
 
-    def update(self, legal: list[int]) -> NDArray[np.int8]:
-        """Make exactly the actions ``legal`` 1; returns the array (not a copy)."""
+    def update(self, legal: list[int], game: Game | None = None) -> NDArray[np.int8]:
+        """Make exactly the actions ``legal`` 1, those of ``game`` where it stands now (if
+        given); returns the array (not a copy)."""
+        self._at = (None, -1) if game is None else (game.moves, len(game.moves))
         core = self._core
         if core is not None and core.write_mask(self._raw, self._on, legal):
             self._on = legal
@@ -386,6 +390,13 @@ class MaskBuffer:
             raw[i] = 1
         self._on = legal
         return self.array
+
+    def is_of(self, game: Game) -> bool:
+        """Whether the mask was last written for ``game`` where it stands now: the round's
+        move list (by identity: a deal makes a new one) and its length (moves are only
+        appended), so a move made on the game outside the environment is seen too."""
+        moves, made = self._at
+        return moves is game.moves and made == len(moves)
 
     def __getitem__(self, index: int) -> int:
         return self._raw[index]

@@ -138,10 +138,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self._rng = random.Random()
         self._obs = [self.observer.buffer(seat) for seat in range(players)]
         self._masks = [MaskBuffer(self.table.size) for _ in range(players)]
-        # The position each seat's buffers were written at: the round's move list and its
-        # length (moves are only appended; a deal makes a new list), so a move made on
-        # ``env.game`` directly is seen too.
-        self._written: list[tuple[list[Any] | None, int]] = [(None, -1)] * players
         self._rewarded = False
         self.game: Game | None = None
         # Until reset(): no agents, so step() says what to do.
@@ -196,13 +192,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         game = self.game
         if game is None:
             raise SetupError("observe() before reset()")
-        moves = game.moves
-        written, made = self._written[seat]
-        if written is not moves or made != len(moves):
+        if not mask.is_of(game):  # (the seat's observation is written with its mask)
             obs.update(game)
             # (game._to_move: -1 when nobody is to move, as to_move's None)
-            mask.update(self.table.legal_actions(game) if game._to_move == seat else [])
-            self._written[seat] = (moves, len(moves))
+            mask.update(self.table.legal_actions(game) if game._to_move == seat else [], game)
         if self.copy:
             return {"observation": obs.array.copy(), "action_mask": mask.array.copy()}
         return {"observation": obs.array, "action_mask": mask.array}
@@ -252,10 +245,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             self.render()
 
     def _is_legal(self, game: Game, seat: int, index: int) -> bool:
-        written, made = self._written[seat]
-        moves = game.moves
-        if written is moves and made == len(moves):  # the mask of this position is at hand
-            return bool(self._masks[seat]._raw[index])
+        mask = self._masks[seat]
+        if mask.is_of(game):  # the mask of this position is at hand
+            return bool(mask._raw[index])
         return index in self.table.legal_actions(game)
 
     def _end_round(self, game: Game) -> None:

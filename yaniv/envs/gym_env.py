@@ -114,9 +114,6 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         self.game: Game | None = None
         self._obs = self.observer.buffer(seat)
         self._mask = MaskBuffer(self.table.size)
-        # The position the mask was written at: the round's move list and its length (moves
-        # are only appended; a new round has a new list), so step() reads legality from it.
-        self._masked: tuple[list[tuple[int, Move]] | None, int] = (None, -1)
 
     # ------------------------------------------------------------- episode
 
@@ -150,8 +147,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             raise SetupError("step() after the episode ended: call reset()")
         index = action_index(action)
         table = self.table
-        moves, made = self._masked
-        if moves is game.moves and made == len(moves):  # the mask is of this position
+        if self._mask.is_of(game):  # the mask is of this position
             legal_now = 0 <= index < table.size and self._mask._raw[index] == 1
         else:  # the game was moved outside step() (env.game is public)
             legal_now = index in table.legal_actions(game)
@@ -162,7 +158,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
                 raise IllegalActionError(f"illegal action {index} ({what}); legal: {legal}")
             return self._observe(), self.illegal_reward, False, False, {"illegal_action": True}
         game.apply(table.moves[index])
-        reward, done = self._after_move(game) if game.phase >= _ROUND_OVER else (0.0, False)
+        reward, done = self._after_move(game)
         if not done:
             more, done = self._advance(game)
             reward += more
@@ -181,11 +177,10 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
                 game.apply(chooser(game, seat))
             else:
                 game.play(self._players[seat](game.view(seat)), seat=seat)
-            if game.phase >= _ROUND_OVER:  # (the test before the call: most moves end none)
-                more, done = self._after_move(game)
-                reward += more
-                if done:
-                    return reward, True
+            more, done = self._after_move(game)
+            reward += more
+            if done:
+                return reward, True
         return reward, False
 
     def _after_move(self, game: Game) -> tuple[float, bool]:
@@ -213,9 +208,8 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         assert game is not None
         obs = self._obs.update(game)
         mask = self._mask.update(
-            self.table.legal_actions(game) if game._to_move == self.seat else []
+            self.table.legal_actions(game) if game._to_move == self.seat else [], game
         )
-        self._masked = (game.moves, len(game.moves))
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def action_masks(self) -> NDArray[np.bool_]:
