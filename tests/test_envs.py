@@ -10,6 +10,7 @@ from math import comb
 import numpy as np
 import pytest
 
+from yaniv import compiled
 from yaniv import discards as D
 from yaniv.envs import action_table
 from yaniv.envs.observation import Observer
@@ -393,6 +394,44 @@ def test_aec_buffers_follow_a_move_made_on_the_game_itself() -> None:
     assert game.fingerprint() == before
 
 
+@pytest.mark.skipif(compiled.AVAILABLE is None, reason="the compiled core is not built")
+@pytest.mark.parametrize("players", [2, 3, 5, 8])
+def test_seat_buffers_compiled_write_and_judge_as_the_pure_ones(players: int) -> None:
+    """The compiled SeatBuffers (one C call a step) and the Python class, over the rule
+    variants: the same observation and mask at every position for every seat (another seat's
+    slap window included, which the compiled one leaves to Python), the same answer to
+    ``allows`` for legal, illegal and out-of-range actions, fresh or stale."""
+    from yaniv.envs.seat_buffers import SeatBuffers, seat_buffers
+
+    rng = random.Random(players)
+    for rules in _variants():
+        table, observer = action_table(rules), Observer(rules, players)
+        fast = [seat_buffers(observer, table, s, compiled=True) for s in range(players)]
+        pure = [seat_buffers(observer, table, s, compiled=False) for s in range(players)]
+        assert not isinstance(fast[0], SeatBuffers) and isinstance(pure[0], SeatBuffers)
+        try:
+            game = Game.new(rules, players, seed=rng.randrange(2**32))
+        except SetupError:  # a deck too small for this many hands of the variant
+            continue
+        for _ in range(400):
+            if game.phase >= Phase.ROUND_OVER:
+                game = Game.new(rules, players, seed=rng.randrange(2**32))
+            legal = table.legal_actions(game)
+            probes = [-1, table.size, rng.randrange(table.size), *rng.sample(legal, 1)]
+            for f, p in zip(fast, pure, strict=True):
+                for index in probes:  # stale: judged from the position, not the old mask
+                    assert f.allows(game, index) == p.allows(game, index), (index, game)
+                if rng.random() < 0.8:  # some seats skip positions: their buffers go stale
+                    f.update(game)
+                    p.update(game)
+                    assert np.array_equal(f.observation, p.observation)
+                    assert np.array_equal(f.mask, p.mask)
+                    for index in probes:
+                        assert f.allows(game, index) == p.allows(game, index), (index, game)
+            moves = game.legal_moves()
+            game.apply(moves[rng.randrange(len(moves))])
+
+
 # ----------------------------------------------------------------- Gymnasium
 
 
@@ -585,6 +624,8 @@ def test_random_opponents_play_from_the_game_as_from_their_views(preset: str, pl
     fast = YanivEnv(preset, players, opponents(), seat=1)
     slow = YanivEnv(preset, players, opponents(), seat=1)
     slow._from_game = False
+    # The compiled core plays the random seats in one call (yaniv._core.play_random).
+    assert (fast._play_random is None) == (compiled.core is None)
     rng = random.Random(players)
     for episode in range(4):
         obs_f, _ = fast.reset(seed=episode)

@@ -22,6 +22,7 @@
  *   seeded_shuffle random.Random(text).shuffle, without the generator object (game.py's deals)
  *   lay_hands      game.py's ``_set_hand`` for every seat of a deal
  *   play_out       playout.py's pure loop: a game played on by a fixed policy (_playout.c)
+ *   SeatBuffers, play_random   the environments' step (_envstep.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -32,7 +33,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 9
+#define CORE_ABI 10
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -1347,30 +1348,29 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-static PyObject *Writer_call(Writer *self, PyObject *args, PyObject *kwds) {
-    PyObject *game, *seat_o, *out_o;
-    if (!PyArg_UnpackTuple(args, "writer", 3, 3, &game, &seat_o, &out_o)) return NULL;
-    long n = self->n, seat, to_move, drawn, phase;
+/* The writer's work into ``f`` (``size`` floats): 1, or 0 having written nothing. */
+static int writer_write(Writer *self, PyObject *game, long seat, float *f) {
+    long n = self->n, to_move, drawn, phase;
     if (!E.ready || Py_TYPE(game) != E.game || !small_int(SLOT(game, n), n, n + 1, &n) ||
-        !small_int(seat_o, 0, n, &seat) || !small_int(SLOT(game, to_move), -1, n, &to_move) ||
+        seat < 0 || seat >= n || !small_int(SLOT(game, to_move), -1, n, &to_move) ||
         !small_int(SLOT(game, drawn), -1, 54, &drawn))
-        Py_RETURN_FALSE;
+        return 0;
     PyObject *phase_o = SLOT(game, phase);
-    if (phase_o == NULL || !PyLong_Check(phase_o)) Py_RETURN_FALSE;
+    if (phase_o == NULL || !PyLong_Check(phase_o)) return 0;
     phase = PyLong_AsLong(phase_o);
     if (phase < 0 || phase > 5) {
         PyErr_Clear();
-        Py_RETURN_FALSE;
+        return 0;
     }
-    if (phase == 3 && seat != to_move) Py_RETURN_FALSE; /* another seat's slap window: a view */
+    if (phase == 3 && seat != to_move) return 0; /* another seat's slap window: a view */
     uint64_t masks[12];
-    if (!card_masks(game, seat, n, to_move, drawn, masks)) Py_RETURN_FALSE;
+    if (!card_masks(game, seat, n, to_move, drawn, masks)) return 0;
     PyObject *counts = SLOT(game, counts), *scores = SLOT(game, scores), *out = SLOT(game, out);
     PyObject *values = SLOT(game, values), *stock = SLOT(game, stock);
     if (!is_list(counts) || !is_list(scores) || !is_list(out) || !is_list(values) ||
         !is_list(stock) || PyList_GET_SIZE(counts) != n || PyList_GET_SIZE(scores) != n ||
         PyList_GET_SIZE(out) != n || PyList_GET_SIZE(values) != n)
-        Py_RETURN_FALSE;
+        return 0;
     long long count[8], score[8], value;
     int is_out[8];
     for (long k = 0; k < n; k++) {
@@ -1378,13 +1378,10 @@ static PyObject *Writer_call(Writer *self, PyObject *args, PyObject *kwds) {
         PyObject *o = PyList_GET_ITEM(out, s);
         if (!exact_ll(PyList_GET_ITEM(counts, s), &count[k]) ||
             !exact_ll(PyList_GET_ITEM(scores, s), &score[k]) || (o != Py_True && o != Py_False))
-            Py_RETURN_FALSE;
+            return 0;
         is_out[k] = o == Py_True;
     }
-    if (!exact_ll(PyList_GET_ITEM(values, seat), &value)) Py_RETURN_FALSE;
-    Py_buffer view;
-    if (!item_buffer(out_o, &view, 1, self->size)) Py_RETURN_FALSE;
-    float *f = (float *)view.buf;
+    if (!exact_ll(PyList_GET_ITEM(values, seat), &value)) return 0;
     /* The planes: entry 54 * plane + card, eight entries a byte of the mask at a time. */
     for (long plane = 0; plane < n + 4; plane++) {
         float *at = f + 54 * plane;
@@ -1403,8 +1400,19 @@ static PyObject *Writer_call(Writer *self, PyObject *args, PyObject *kwds) {
     for (long p = 0; p < 6; p++) f[self->phase_at + p] = p == phase ? 1.0f : 0.0f;
     f[self->stock_at] = (float)((double)PyList_GET_SIZE(stock) * self->inv_stock);
     f[self->value_at] = (float)((double)value * self->inv_value);
+    return 1;
+}
+
+static PyObject *Writer_call(Writer *self, PyObject *args, PyObject *kwds) {
+    PyObject *game, *seat_o, *out_o;
+    long seat;
+    if (!PyArg_UnpackTuple(args, "writer", 3, 3, &game, &seat_o, &out_o)) return NULL;
+    if (!small_int(seat_o, 0, self->n, &seat)) Py_RETURN_FALSE;
+    Py_buffer view;
+    if (!item_buffer(out_o, &view, 1, self->size)) Py_RETURN_FALSE;
+    int wrote = writer_write(self, game, seat, (float *)view.buf);
     PyBuffer_Release(&view);
-    Py_RETURN_TRUE;
+    return PyBool_FromLong(wrote);
 }
 
 static PyTypeObject WriterType = {
@@ -1501,9 +1509,8 @@ static PyObject *actions_draws(Actions *self, PyObject *game) {
     return list;
 }
 
-static PyObject *Actions_call(Actions *self, PyObject *args, PyObject *kwds) {
-    PyObject *game;
-    if (!PyArg_UnpackTuple(args, "actions", 1, 1, &game)) return NULL;
+/* The legal actions of ``game`` (a new list), None where it is not laid out as expected. */
+static PyObject *actions_legal(Actions *self, PyObject *game) {
     if (!E.ready || Py_TYPE(game) != E.game) Py_RETURN_NONE;
     PyObject *rules = SLOT(game, rules), *phase = SLOT(game, phase);
     if (!rules_ok(rules)) Py_RETURN_NONE;
@@ -1535,6 +1542,12 @@ static PyObject *Actions_call(Actions *self, PyObject *args, PyObject *kwds) {
         return NULL;
     }
     return list;
+}
+
+static PyObject *Actions_call(Actions *self, PyObject *args, PyObject *kwds) {
+    PyObject *game;
+    if (!PyArg_UnpackTuple(args, "actions", 1, 1, &game)) return NULL;
+    return actions_legal(self, game);
 }
 
 static PyTypeObject ActionsType = {
@@ -2122,6 +2135,7 @@ static PyObject *core_seeded_shuffle(PyObject *module, PyObject *const *args, Py
 }
 
 #include "_playout.c"
+#include "_envstep.c"
 
 /* ------------------------------------------------------------------ module */
 
@@ -2160,6 +2174,8 @@ static PyMethodDef core_methods[] = {
      "playout.py's pure loop; None where the game is not one it plays (the pure loop's then)."},
     {"setup_playout", (PyCFunction)core_setup_playout, METH_VARARGS,
      "What play_out needs of game.py beyond setup's (called once, at its import)."},
+    {"play_random", (PyCFunction)(void (*)(void))core_play_random, METH_FASTCALL,
+     "gym_env.py's random opponents moving until the learner's turn; how many moves made."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,
      "What apply and legal_moves need of game.py (called once, at its import)."},
     {NULL, NULL, 0, NULL},
@@ -2184,7 +2200,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     for (int b = 0; b < 256; b++)
         for (int k = 0; k < 8; k++) BYTE_FLOATS[b][k] = (b >> k) & 1 ? 1.0f : 0.0f;
     if (PyType_Ready(&ListerType) < 0 || PyType_Ready(&WriterType) < 0 ||
-        PyType_Ready(&ActionsType) < 0 || PyType_Ready(&BuilderType) < 0)
+        PyType_Ready(&ActionsType) < 0 || PyType_Ready(&BuilderType) < 0 ||
+        PyType_Ready(&SeatBuffersType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL) return NULL;
@@ -2193,7 +2210,8 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddObjectRef(m, "Lister", (PyObject *)&ListerType) < 0 ||
         PyModule_AddObjectRef(m, "Writer", (PyObject *)&WriterType) < 0 ||
         PyModule_AddObjectRef(m, "Actions", (PyObject *)&ActionsType) < 0 ||
-        PyModule_AddObjectRef(m, "Builder", (PyObject *)&BuilderType) < 0) {
+        PyModule_AddObjectRef(m, "Builder", (PyObject *)&BuilderType) < 0 ||
+        PyModule_AddObjectRef(m, "SeatBuffers", (PyObject *)&SeatBuffersType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

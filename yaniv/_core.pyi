@@ -149,3 +149,27 @@ def lay_hands(game: Any, hands: tuple[tuple[int, ...], ...], /) -> bool:
 
 def pickable(group: tuple[Any, ...], kind: Any, pickup: Any, /) -> tuple[Any, ...]:
     """discards.pickable (R10), as the compiled end of a turn reads it."""
+
+class SeatBuffers:
+    """envs/seat_buffers.py's SeatBuffers: a seat's observation and mask, once a position."""
+
+    seat: int
+    observation: Any
+    mask: Any
+
+    def __init__(
+        self,
+        seat: int,
+        writer: Writer | None,
+        rewrite: Callable[[Any], Any],
+        actions: Actions | None,
+        legal: Callable[[Any], list[int]],
+        observation: Any,
+        mask: Any,
+        /,
+    ) -> None: ...
+    def update(self, game: Any, /) -> None: ...
+    def allows(self, game: Any, index: int, /) -> bool: ...
+
+def play_random(game: Any, learner: int, rngs: list[Any], /) -> int:
+    """gym_env.py's random opponents moving until the learner's turn; how many moves made."""

@@ -25,8 +25,9 @@ from ..cards import NAMES
 from ..errors import IllegalMoveError, SetupError
 from ..game import Game, Phase
 from ..rules import RuleSet
-from .actions import MaskBuffer, action_table, as_rules
+from .actions import action_table, as_rules
 from .observation import Observer
+from .seat_buffers import seat_buffers
 
 _ROUND_OVER, _GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
 ROUNDS = ("game", "one")
@@ -136,8 +137,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             np.float32,
         )
         self._rng = random.Random()
-        self._obs = [self.observer.buffer(seat) for seat in range(players)]
-        self._masks = [MaskBuffer(self.table.size) for _ in range(players)]
+        # Per seat, its observation and mask, written together once a position.
+        self._buffers = [seat_buffers(self.observer, self.table, s) for s in range(players)]
+        self._buffers_of = dict(zip(self.possible_agents, self._buffers, strict=True))
         self._rewarded = False
         self.game: Game | None = None
         # Until reset(): no agents, so step() says what to do.
@@ -187,18 +189,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         """``agent``'s observation and action mask (copies unless ``copy=False``)."""
-        seat = self._seat[agent]
-        obs, mask = self._obs[seat], self._masks[seat]
+        buffers = self._buffers_of[agent]
         game = self.game
         if game is None:
             raise SetupError("observe() before reset()")
-        if not mask.is_of(game):  # (the seat's observation is written with its mask)
-            obs.update(game)
-            # (game._to_move: -1 when nobody is to move, as to_move's None)
-            mask.update(self.table.legal_actions(game) if game._to_move == seat else [], game)
+        buffers.update(game)
         if self.copy:
-            return {"observation": obs.array.copy(), "action_mask": mask.array.copy()}
-        return {"observation": obs.array, "action_mask": mask.array}
+            return {"observation": buffers.observation.copy(), "action_mask": buffers.mask.copy()}
+        return {"observation": buffers.observation, "action_mask": buffers.mask}
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""
@@ -215,10 +213,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             return
         game = self.game
         assert game is not None  # agents exist only after reset()
-        seat = self._seat[agent]
         table = self.table
-        index = action_index(action, agent)
-        if not 0 <= index < table.size or not self._is_legal(game, seat, index):
+        index = action if type(action) is int else action_index(action, agent)
+        if not self._buffers_of[agent].allows(game, index):
             what = table.moves[index] if 0 <= index < table.size else "out of range"
             raise IllegalActionError(
                 f"illegal action {index} ({what}) for {agent}; legal: {table.legal_actions(game)}"
@@ -243,12 +240,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _is_legal(self, game: Game, seat: int, index: int) -> bool:
-        mask = self._masks[seat]
-        if mask.is_of(game):  # the mask of this position is at hand
-            return bool(mask._raw[index])
-        return index in self.table.legal_actions(game)
 
     def _end_round(self, game: Game) -> None:
         """Rewards, eliminations and the next deal after a showdown."""

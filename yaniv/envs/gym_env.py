@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -18,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
+from .. import compiled as _compiled
 from ..bots import get_bot
 from ..bots.random_bot import RandomBot
 from ..cards import NAMES
@@ -26,7 +28,7 @@ from ..game import Game, Phase
 from ..moves import YANIV, Move
 from ..rules import RuleSet
 from ..view import PlayerView
-from .actions import MaskBuffer, action_table, as_rules
+from .actions import action_table, as_rules
 from .aec import (
     RENDER_MODES,
     IllegalActionError,
@@ -35,6 +37,7 @@ from .aec import (
     observation_space,
 )
 from .observation import Observer
+from .seat_buffers import seat_buffers
 
 _ROUND_OVER, _GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
 ILLEGAL = ("penalize", "raise")
@@ -104,6 +107,9 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         # False here makes every opponent choose from its view (the tests compare the two).
         self._from_game = True
         self._game_players: list[_RandomFromGame | None] = [None] * players
+        # Their generators, for the compiled loop that plays them (None: a seat it leaves).
+        self._rngs: list[random.Random | None] = [None] * players
+        self._play_random = None if _compiled.core is None else _compiled.core.play_random
         self.table = action_table(self.rules)
         self.observer = Observer(self.rules, players)
         self.observation_space = cast(
@@ -112,8 +118,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         )
         self.action_space = cast("spaces.Space[int]", spaces.Discrete(self.table.size))
         self.game: Game | None = None
-        self._obs = self.observer.buffer(seat)
-        self._mask = MaskBuffer(self.table.size)
+        self._buffers = seat_buffers(self.observer, self.table, seat)
 
     # ------------------------------------------------------------- episode
 
@@ -131,6 +136,7 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             _RandomFromGame.of(self._players.get(s)) if self._from_game else None
             for s in range(self.n)
         ]
+        self._rngs = [None if c is None else c.compiled_rng() for c in self._game_players]
         reward, done = self._advance(self.game)
         if done:  # cannot happen: a game never ends before every seat has played
             raise SetupError("the game ended before the learner's first turn")
@@ -145,21 +151,18 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
             raise SetupError("step() before reset()")
         if game.phase >= _ROUND_OVER or game._to_move != self.seat:
             raise SetupError("step() after the episode ended: call reset()")
-        index = action_index(action)
+        index = action if type(action) is int else action_index(action)
         table = self.table
-        if self._mask.is_of(game):  # the mask is of this position
-            legal_now = 0 <= index < table.size and self._mask._raw[index] == 1
-        else:  # the game was moved outside step() (env.game is public)
-            legal_now = index in table.legal_actions(game)
-        if not legal_now:
+        if not self._buffers.allows(game, index):  # (env.game is public: judged as it stands)
             if self.illegal == "raise":
                 what = table.moves[index] if 0 <= index < table.size else "none"
                 legal = table.legal_actions(game)
                 raise IllegalActionError(f"illegal action {index} ({what}); legal: {legal}")
             return self._observe(), self.illegal_reward, False, False, {"illegal_action": True}
         game.apply(table.moves[index])
-        reward, done = self._after_move(game)
-        if not done:
+        # (the common case inline: no round over, the learner to move again or the bots)
+        reward, done = self._after_move(game) if game.phase >= _ROUND_OVER else (0.0, False)
+        if not done and game._to_move != self.seat:
             more, done = self._advance(game)
             reward += more
         if self.render_mode == "human":
@@ -170,11 +173,15 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
         """Let the bots move until the learner is to act or the episode is over."""
         reward = 0.0
         from_game = self._game_players
+        play_random = self._play_random
         while game._to_move != self.seat:  # (-1 once a round is over: _after_move ends it)
             seat = game._to_move
             chooser = from_game[seat]
             if chooser is not None:  # one of the moves game.legal_moves() lists: legal
-                game.apply(chooser(game, seat))
+                # The compiled loop plays the random seats up to the learner or the round's
+                # end at once; it leaves the move to the chooser where it made none.
+                if play_random is None or not play_random(game, self.seat, self._rngs):
+                    game.apply(chooser(game, seat))
             else:
                 game.play(self._players[seat](game.view(seat)), seat=seat)
             more, done = self._after_move(game)
@@ -206,11 +213,9 @@ class YanivEnv(gymnasium.Env[dict[str, NDArray[Any]], int]):
     def _observe(self) -> dict[str, NDArray[Any]]:
         game = self.game
         assert game is not None
-        obs = self._obs.update(game)
-        mask = self._mask.update(
-            self.table.legal_actions(game) if game._to_move == self.seat else [], game
-        )
-        return {"observation": obs.copy(), "action_mask": mask.copy()}
+        buffers = self._buffers
+        buffers.update(game)
+        return {"observation": buffers.observation.copy(), "action_mask": buffers.mask.copy()}
 
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, as booleans (the name sb3-contrib's maskable agents call)."""
@@ -254,6 +259,11 @@ class _RandomFromGame:
         """One for a random bot's ``choose`` (not for a subclass, which may choose otherwise)."""
         bot = getattr(choose, "__self__", None)
         return cls(bot) if type(bot) is RandomBot and choose == bot.choose else None
+
+    def compiled_rng(self) -> random.Random | None:
+        """The generator, for the compiled loop (``yaniv._core.play_random``), which draws as
+        random.Random's own ``choice`` does: only an exact random.Random."""
+        return self.rng if type(self.rng) is random.Random else None
 
     def __call__(self, game: Game, seat: int) -> Move:
         moves = game.legal_moves()

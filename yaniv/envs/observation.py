@@ -459,6 +459,12 @@ class ObservationBuffer:
         self._out: tuple[bool, ...] = ()
         self._stock = self._value = -1
 
+    def rewrite(self, game: Game) -> NDArray[np.float32]:
+        """``update`` after the array was written by someone else (the compiled SeatBuffers'
+        writer): every part is written again."""
+        self._dirty = True
+        return self.update(game)
+
     def update(self, game: Game) -> NDArray[np.float32]:
         """Bring the array up to date with ``game``; returns it (not a copy)."""
         observer = self.observer

@@ -29,9 +29,9 @@ from numpy.typing import NDArray
 from ..errors import SetupError
 from ..game import Phase
 from ..rules import RuleSet
-from .actions import MaskBuffer
 from .aec import IllegalActionError, action_index
 from .gym_env import Opponent, YanivEnv
+from .seat_buffers import seat_buffers
 
 _ROUND_OVER = Phase.ROUND_OVER
 
@@ -81,8 +81,9 @@ class BatchedYanivEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], NDAr
         self.truncations = np.zeros(num_envs, dtype=np.bool_)
         self._final = np.zeros((num_envs, size), dtype=np.float32)
         for i, e in enumerate(self.envs):  # each game's buffers are its rows of the batch
-            e._obs = e.observer.buffer(e.seat, self.observations[i])
-            e._mask = MaskBuffer(self.table.size, self.masks[i])
+            e._buffers = seat_buffers(
+                e.observer, self.table, e.seat, self.observations[i], self.masks[i]
+            )
         self._started = False
 
     def _out(self) -> dict[str, NDArray[Any]]:
@@ -133,8 +134,8 @@ class BatchedYanivEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], NDAr
             game = e.game
             assert game is not None
             index = listed[i] if listed is not None else action_index(acts[i], f"game {i}")
-            mask = e._mask
-            if not (0 <= index < size and mask._raw[index]):
+            buffers = e._buffers
+            if not buffers.allows(game, index):
                 if e.illegal == "raise":
                     what = moves[index] if 0 <= index < size else "none"
                     raise IllegalActionError(f"game {i}: illegal action {index} ({what})")
@@ -149,13 +150,11 @@ class BatchedYanivEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], NDAr
                 reward += more
             rewards[i] = reward
             terms[i] = done
+            buffers.update(game)
             if done:
-                self._final[i] = e._obs.update(game)  # the episode's last observation
+                self._final[i] = buffers.observation  # the episode's last observation
                 final.append(i)
                 e.reset()  # same-step autoreset: its next episode, from its own generator
-            else:
-                e._obs.update(game)
-                mask.update(self.table.legal_actions(game))
         infos: dict[str, Any] = {}
         if final:
             ended = np.zeros(self.num_envs, dtype=np.bool_)
