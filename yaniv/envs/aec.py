@@ -20,6 +20,11 @@ from gymnasium import spaces
 from numpy.typing import NDArray
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from ..cards import NAMES
 from ..errors import IllegalMoveError, SetupError
@@ -371,11 +376,63 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """As ``AECEnv.last``, read from the wrapped environment at once."""
-        self._reset_first("agent_selection")
+        if not self._has_reset:  # (_reset_first's test inline: this runs at every step)
+            self._reset_first("agent_selection")
         return cast("tuple[Any, float, bool, bool, dict[str, Any]]", self.env.last(observe))
+
+    # PettingZoo's step, observe and agent iterator, each with the same checks and warnings
+    # but calling the wrapped environment at once (theirs go through super() and properties:
+    # together half of a step's time over the raw environment).
+
+    def step(self, action: Any) -> None:
+        """As PettingZoo's: refused before reset, a warning once no agent is left."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def observe(self, agent: str) -> Any:
+        """As PettingZoo's: refused before reset."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderedAgents:
+        """As PettingZoo's: refused before reset; each agent only after a step or a reset."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedAgents(self, max_iter)
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _OrderedAgents(AECOrderEnforcingIterable):  # type: ignore[misc]
+    """PettingZoo's iterable of the agent to act, its iterator reading the wrapped env."""
+
+    def __iter__(self) -> _OrderedAgentIterator:
+        return _OrderedAgentIterator(self.env, self.max_iter)
+
+
+class _OrderedAgentIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's AECOrderEnforcingIterator: the same ends and the same assertion."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        if not wrapper._has_reset:
+            wrapper._reset_first("agents")
+        inner = wrapper.env
+        if not inner.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        agent: str = inner.agent_selection
+        return agent
 
 
 def env(
