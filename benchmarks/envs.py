@@ -184,14 +184,17 @@ def batched_steps(num_envs: int, players: int, opponents: str) -> Callable[[floa
         rng = np.random.default_rng(0)
         obs, _ = e.reset(seed=0)
         masks = obs["action_mask"]
+        size = masks.shape[1]
         steps = 0
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            # Row-major: each game's legal actions in a block (read as booleans, as legal_of).
-            rows, cols = np.nonzero(masks.view(np.bool_))
-            counts = np.bincount(rows, minlength=num_envs)
+            # Row-major: each game's legal actions in a block (read as booleans, as legal_of),
+            # found in the flat array (numpy's nonzero of a 2-D array costs several times more).
+            flat = np.flatnonzero(masks.view(np.bool_))
+            counts = np.bincount(flat // size, minlength=num_envs)
             starts = np.cumsum(counts) - counts
-            e.step(cols[starts + (rng.random(num_envs) * counts).astype(np.int64)])
+            chosen = flat[starts + (rng.random(num_envs) * counts).astype(np.int64)]
+            e.step(chosen - np.arange(num_envs) * size)
             steps += num_envs
         return steps
 
