@@ -10,7 +10,7 @@ where the core is built, this class otherwise; both write the same arrays and an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +19,17 @@ from .. import compiled as _compiled
 from ..game import Game
 from .actions import ActionTable, MaskBuffer
 from .observation import Observer
+
+
+class Buffers(Protocol):
+    """What the environments use of a seat's buffers: SeatBuffers and its compiled twin."""
+
+    seat: int
+    observation: NDArray[np.float32]
+    mask: NDArray[np.int8]
+
+    def update(self, game: Game) -> None: ...
+    def allows(self, game: Game, index: int) -> bool: ...
 
 
 class SeatBuffers:
@@ -71,7 +82,7 @@ def seat_buffers(
     mask: NDArray[np.int8] | None = None,
     *,
     compiled: bool | None = None,
-) -> Any:
+) -> Buffers:
     """A SeatBuffers for ``seat``, writing into ``observation`` and ``mask`` where given (rows
     of a batch) or into arrays of its own: the compiled twin where the core is built (and
     ``compiled`` does not refuse it), else the Python class. Both have ``seat``,
@@ -86,15 +97,10 @@ def seat_buffers(
         raise ValueError(f"mask: expected an int8 array of shape ({table.size},)")
     else:
         mask[:] = 0
-    return core.SeatBuffers(
-        seat,
-        observer._writer,
-        obs.rewrite,
-        table._fast,
-        table.legal_actions,
-        obs.array,
-        mask,
+    made: Buffers = core.SeatBuffers(
+        seat, observer._writer, obs.rewrite, table._fast, table.legal_actions, obs.array, mask
     )
+    return made
 
 
-__all__ = ["SeatBuffers", "seat_buffers"]
+__all__ = ["Buffers", "SeatBuffers", "seat_buffers"]
