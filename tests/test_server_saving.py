@@ -278,3 +278,35 @@ def test_moves_of_many_rooms_written_together(database: str, fenced: bool) -> No
                 assert stored.move_ids == [[0, 1, f"id-{c}"]]
     finally:
         store.close()
+
+
+def test_closing_stops_rooms_that_leave_or_come_while_it_runs(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Hub.close`` stops every room even where rooms leave memory (taken over elsewhere,
+    released) or come in (a lookup, a new game) during its awaits. It iterated the live
+    dict: a shutdown under load failed with "dictionary changed size during iteration"."""
+    import asyncio
+
+    from yaniv.server.storage import Store
+
+    closed: list[str] = []
+    real_close = rooms.Room.close
+
+    async def run() -> None:
+        hub = rooms.Hub(Store(database), slap_window=0)
+        codes = [(await hub.new_room(f"P{i}", {"preset": "standard"}))["room"] for i in range(4)]
+
+        async def close(room: rooms.Room) -> None:
+            closed.append(room.code)
+            await real_close(room)
+            if len(closed) == 1:  # while the first closes: one leaves, two come
+                await hub.lost(codes[-1])
+                for name in ("Late", "Later"):
+                    codes.append((await hub.new_room(name, {"preset": "standard"}))["room"])
+
+        monkeypatch.setattr(rooms.Room, "close", close)
+        await hub.close()
+        assert sorted(closed) == sorted(codes)  # each once, the one that left by lost()
+
+    asyncio.run(run())

@@ -1305,8 +1305,15 @@ class Hub:
     async def close(self) -> None:
         """Stop every room and release the store (and the rooms' leases: another process
         takes them over at once)."""
-        for room in self.rooms.values():
-            await room.close()
+        # Rooms leave (taken over, released: whoever takes one out closes it) and come (a
+        # lookup, a new game) while one closes: pass over those in memory until each is
+        # closed, once (kept by identity: a room that left and came back is a new object).
+        closed: dict[int, Room] = {}
+        while left := [r for r in self.rooms.values() if closed.get(id(r)) is not r]:
+            for room in left:
+                if self.rooms.get(room.code) is room:  # (not taken out meanwhile)
+                    closed[id(room)] = room
+                    await room.close()
         if self.cluster is not None:
             await self.cluster.close()
         await asyncio.to_thread(self.store.close)
