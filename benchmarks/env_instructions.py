@@ -34,60 +34,23 @@ from typing import Any
 LOOPS = ("raw", "wrapped", "gym", "alone")
 
 
-def aec_episodes(make: Callable[[], Any], episodes: int) -> int:
-    """The learner's loop of benchmarks/envs.py over ``episodes`` games; the steps played."""
-    from envs import legal_of  # benchmarks/ is on the path when run as a script
+def episodes_of(loop: str, episodes: int) -> int:
+    """``episodes`` games of ``loop`` (benchmarks/envs.py's loops, fixed seeds); the steps."""
+    from envs import ReplayAEC, aec_episode, gym_episode  # benchmarks/ is on the path
 
-    e = make()
+    from yaniv.envs import YanivEnv, env, raw_env
+
     draw = random.Random(0).random
-    steps = 0
-    for episode in range(episodes):
-        e.reset(seed=episode)
-        for _agent in e.agent_iter():
-            obs, _reward, terminated, truncated, _info = e.last()
-            if terminated or truncated:
-                e.step(None)
-                continue
-            legal = legal_of(obs["action_mask"])
-            e.step(int(legal[int(draw() * len(legal))]))
-            steps += 1
-    return steps
-
-
-def gym_episodes(episodes: int) -> int:
-    """The Gymnasium loop of benchmarks/envs.py over ``episodes`` games; the learner's steps."""
-    from envs import legal_of
-
-    from yaniv.envs import YanivEnv
-
-    e = YanivEnv(players=3, opponents="random")
-    draw = random.Random(0).random
-    steps = 0
-    for episode in range(episodes):
-        obs, _ = e.reset(seed=episode)
-        done = False
-        while not done:
-            legal = legal_of(obs["action_mask"])
-            obs, _r, done, truncated, _ = e.step(int(legal[int(draw() * len(legal))]))
-            done = done or truncated
-            steps += 1
-    return steps
-
-
-def play(loop: str, episodes: int) -> int:
-    """``episodes`` games of ``loop``; the steps counted."""
-    from envs import ReplayAEC
-
-    from yaniv.envs import env, raw_env
-
     if loop == "gym":
-        return gym_episodes(episodes)
+        e: Any = YanivEnv(players=3, opponents="random")
+        return sum(gym_episode(e, seed, draw) for seed in range(episodes))
     make: Callable[[], Any] = {
         "raw": lambda: raw_env(players=4),
         "wrapped": lambda: env(players=4),
         "alone": lambda: ReplayAEC(4),
     }[loop]
-    return aec_episodes(make, episodes)
+    e = make()
+    return sum(aec_episode(e, seed, draw) for seed in range(episodes))
 
 
 def counted(loop: str, warmup: int, episodes: int) -> tuple[int, int]:
@@ -125,8 +88,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:  # one counted process: warm up, play, say how many steps
         loop, warmup, episodes = args.child[0], int(args.child[1]), int(args.child[2])
-        play(loop, warmup)
-        print(f"steps {play(loop, episodes)}")
+        episodes_of(loop, warmup)
+        print(f"steps {episodes_of(loop, episodes)}")
         return
     unknown = [loop for loop in args.loops if loop not in LOOPS]
     if unknown:
