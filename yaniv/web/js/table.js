@@ -185,14 +185,14 @@ export class TableScreen {
     this.clocks.receive(message, message.at);
     this.busy = false;
     const view = message.view;
+    let draw = null;
     if (view) {
       this.selected = this.selected.filter((card) => view.hand.includes(card));
       const mine = view.seat !== null && view.to_move === view.seat;
       if (this.pendingDraw && mine && view.phase === "draw"
           && view.legal_moves.includes(this.pendingDraw.move)) {
-        const { move } = this.pendingDraw;
+        draw = this.pendingDraw.move;
         this.pendingDraw = null;
-        this.play(move);
       } else if (!mine || (view.phase !== "draw" && view.phase !== "start")) {
         // a state from before the discard (one sent on a reconnection while the discard
         // waited in the socket's queue) keeps the draw waiting for the discard's state
@@ -200,7 +200,10 @@ export class TableScreen {
       }
       this.keepRound(view);
     }
-    this.render();
+    // one redraw per state: the waiting draw is sent with it (play redraws), so the
+    // discard's cards fly as the state is shown, not a second redraw later
+    if (draw) this.play(draw);
+    else this.render();
   }
 
   // ------------------------------------------------------------ messages up
