@@ -360,6 +360,29 @@ def servers(
                     server.wait()
 
 
+SERVICES = {"postgres": "postgresql", "redis-server": "redis"}
+
+
+def services_cpu() -> dict[str, float]:
+    """CPU seconds (user and system) of this machine's PostgreSQL and Redis processes now,
+    by service: those alive when it is called (a database backend that ended during the
+    run is not counted; the pool keeps its connections for the run)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seconds: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            text = stat.read_text()
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            service = SERVICES.get(name)
+            if service is None and name.startswith("postgres"):
+                service = "postgresql"  # a backend may be named by its title
+            if service is not None:
+                fields = text[text.rindex(")") + 2 :].split()
+                used = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+                seconds[service] = seconds.get(service, 0.0) + used
+    return seconds
+
+
 def main() -> None:
     """Parse the options, start the server, run the clients, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -405,13 +428,20 @@ def main() -> None:
     args.rounds = max(1, min(args.rounds, 20))
     args.opponents = max(1, min(args.opponents, 7))
     load_before = list(os.getloadavg())
+    services_before = services_cpu()
     with servers(args, "load") as running:
         figures = asyncio.run(run(args, [base for base, _ in running]))
+        services_after = services_cpu()  # before the servers close their connections
     # The servers are this process's only children: their CPU seconds, user and system.
     children = os.times()
     figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)
     # The clients' own (one process): near the run's seconds, they are what is slow.
     figures["client_cpu_s"] = round(children.user + children.system, 2)
+    # PostgreSQL's and Redis's, where they run on this machine: the same two cores
+    figures["services_cpu_s"] = {
+        name: round(services_after[name] - services_before.get(name, 0.0), 2)
+        for name in sorted(services_after)
+    }
     figures["load_average"] = {"before": load_before, "after": list(os.getloadavg())}
     print(
         f"{figures['rooms']} games, {figures['moves']} moves timed, "

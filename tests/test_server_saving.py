@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
+from db_backends import postgres_schema  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
@@ -278,6 +279,41 @@ def test_moves_of_many_rooms_written_together(database: str, fenced: bool) -> No
                 assert stored.move_ids == [[0, 1, f"id-{c}"]]
     finally:
         store.close()
+
+
+def test_moves_on_postgres_are_written_on_one_held_connection_that_survives_a_drop() -> None:
+    """PostgreSQL: the moves' writer checks out no connection per write (a check-out pings
+    the server first), and when the server drops the one it holds (a restart, a terminated
+    backend), the next write is made on a fresh one, not lost and not refused."""
+    from sqlalchemy import text
+
+    from yaniv.server.storage import RoomState, Store
+
+    with postgres_schema() as url:
+        store = Store(url)
+        try:
+            checkouts: list[object] = []
+            event.listen(store.engine, "checkout", lambda *a: checkouts.append(a))
+            first = RoomState("HELD2A", {"r": 1}, [{"name": "a"}], "playing", None, 1)
+            assert store.save_rooms([first]) == set()  # the insert: an ORM session
+            before = len(checkouts)
+            for n in range(10):
+                move = RoomState("HELD2A", {"r": 1}, [{"name": "a"}], "playing", f"r{n}", 1)
+                assert store.save_rooms([move]) == set()
+            assert len(checkouts) - before == 1, "the writer checked out a connection per write"
+            held = store._held
+            assert held is not None
+            pid = held.execute(text("SELECT pg_backend_pid()")).scalar()
+            held.rollback()
+            with store.engine.connect() as other:
+                other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            move = RoomState("HELD2A", {"r": 1}, [{"name": "a"}], "over", "after the drop", 1)
+            assert store.save_rooms([move]) == set()
+            stored = store.room("HELD2A")
+            assert stored is not None
+            assert (stored.status, stored.record) == ("over", "after the drop")
+        finally:
+            store.close()
 
 
 def test_closing_stops_rooms_that_leave_or_come_while_it_runs(
