@@ -806,3 +806,36 @@ def test_the_close_codes(app: TestClient) -> None:
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
             assert closed.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("level", "threads"), [("easy", False), ("random", False), ("medium", True)]
+)
+def test_bots_that_answer_at_once_decide_on_the_event_loop(
+    db: str, monkeypatch: pytest.MonkeyPatch, level: str, threads: bool
+) -> None:
+    """The levels that decide in microseconds are asked on the event loop (a hop to a thread
+    cost the server more than the decision); those that think go on a thread, so that the
+    other rooms go on meanwhile."""
+    from yaniv.events import Discarded
+    from yaniv.server import rooms
+
+    hops: list[str] = []
+    real = rooms.asyncio.to_thread
+
+    async def counted(fn: Any, *args: Any) -> Any:
+        hops.append(getattr(fn, "__name__", "?"))
+        return await real(fn, *args)
+
+    monkeypatch.setattr(rooms.asyncio, "to_thread", counted)
+    with client(db) as c:
+        game = new_game(c, opponents=[level, level])
+        with c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
+            for n in range(6):  # three turns of the person's, and the bots' between them
+                view = until_turn(ws)["view"]
+                ws.send_json({"type": "move", "move": greedy(view), "id": f"m{n}"})
+            until_turn(ws)
+        events = c.app.state.hub.rooms[game["room"]].table.game.all_events()
+    assert sum(isinstance(e, Discarded) and e.seat != 0 for e in events) >= 2, events
+    decided = [name for name in hops if name == "_decide"]
+    assert bool(decided) is threads, hops

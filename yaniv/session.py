@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import record
-from .bots.base import Bot, bot_names, get_bot
+from .bots.base import Bot, bot_names, decides_instantly, get_bot
 from .discards import as_laid
 from .errors import IllegalMoveError, RecordError, SetupError, YanivError
 from .events import Discarded, Drew, Event, Passed, Showdown, Slapped
@@ -403,6 +403,12 @@ class Table:
         fallback = next((m for m in view.legal_moves if m != YANIV), view.legal_moves[0])
         self.notes.append(f"{self.names[seat]} {problem}; played {fallback} instead")
         return fallback
+
+    def decides_instantly(self, seat: int) -> bool:
+        """Whether seat ``seat`` is a built-in bot whose level answers in microseconds
+        (``bots.base.decides_instantly``): its ``decide`` needs no thread of its own."""
+        spec = self.seats[seat]
+        return spec.kind == "bot" and decides_instantly(spec.level or "")
 
     def decide_async(self, seat: int) -> Future[Move]:
         """``decide`` on the table's worker thread; the caller plays the move when it comes."""

@@ -23,6 +23,7 @@ class EasyBot:
     """Greedy: the biggest discard, a pile card only when it helps, Yaniv at once."""
 
     name = "easy"
+    instant = True  # a decision takes microseconds (base.decides_instantly)
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

@@ -16,6 +16,7 @@ class RandomBot:
     threshold, so games end (a deliberate call above it is one random move among the rest)."""
 
     name = "random"
+    instant = True  # a decision takes microseconds (base.decides_instantly)
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

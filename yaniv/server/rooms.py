@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from redis.exceptions import RedisError
 
 from .. import record
-from ..bots.base import Bot, bot_names, get_bot
+from ..bots.base import Bot, bot_names, decides_instantly, get_bot
 from ..discards import as_laid
 from ..errors import YanivError
 from ..game import MAX_PLAYERS, MIN_PLAYERS, Phase
@@ -801,7 +801,10 @@ class Room:
             await self.broadcast()
             return True
         assert seat is not None
-        move = await asyncio.to_thread(self._decide, seat)
+        if self._instant(seat):
+            move = self._decide(seat)
+        else:  # a bot that thinks does it on a thread: the other rooms go on meanwhile
+            move = await asyncio.to_thread(self._decide, seat)
         async with self.lock:
             if (
                 table is not self.table
@@ -814,8 +817,15 @@ class Room:
         await self.broadcast()
         return True
 
+    def _instant(self, seat: int) -> bool:
+        """Whether the bot or stand-in of ``seat`` decides in microseconds."""
+        assert self.table is not None
+        if self.table.seats[seat].automatic:
+            return self.table.decides_instantly(seat)
+        return decides_instantly(STAND_IN_LEVEL)
+
     def _decide(self, seat: int) -> Move:
-        """The move of a bot or a stand-in (runs on a worker thread)."""
+        """The move of a bot or a stand-in (on a worker thread, unless ``_instant``)."""
         assert self.table is not None
         if self.table.seats[seat].automatic:
             return self.table.decide(seat)
