@@ -217,7 +217,7 @@ def game_started(
     store: Store, room: str, number: int, rules: dict[str, Any], seats: list[dict[str, Any]]
 ) -> None:
     """A room's game ``number`` has been dealt."""
-    with store.engine.begin() as connection:  # Core: a room's creation makes it (storage.py)
+    with store.transaction() as connection:  # Core: a room's creation makes it (storage.py)
         found = connection.execute(
             select(GameRow.id).where(GameRow.room == room, GameRow.number == number)
         ).first()

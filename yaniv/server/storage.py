@@ -13,7 +13,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,10 +310,11 @@ class Store:
         # The rules and seats last written of each room (database thread only): a move
         # changes neither, so it writes only the status and the record.
         self._written: dict[str, tuple[dict[str, Any], list[Any]]] = {}
-        # PostgreSQL: the moves' writer holds one connection (database thread only). A
-        # check-out from the pool for each batch pinged the server first: a round trip and a
-        # transaction more per write, about a third of the writer's time. SQLite's pool has
-        # one connection, which every call checks out, so none is held there.
+        # PostgreSQL: the database thread holds one connection for its Core statements (the
+        # moves' writes, a room's creation; ``transaction``). A check-out from the pool for
+        # each pinged the server first: a round trip and a transaction more per write, about
+        # a third of the writer's time. SQLite's pool has one connection, which every call
+        # checks out, so none is held there.
         self._hold = self.engine.dialect.name != "sqlite"
         self._held: Connection | None = None
 
@@ -323,7 +324,13 @@ class Store:
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         try:
-            return fn(*args)
+            try:
+                return fn(*args)
+            except DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+                # the held connection was dropped (a restart): once more, on a fresh one
+                return fn(*args)
         except SQLAlchemyError as exc:
             raise self._explained(exc) from exc
 
@@ -404,7 +411,7 @@ class Store:
         if all(r.code in self._stored for r in rooms):
             # A move: the rows exist, so SQLAlchemy Core on a plain connection does it
             # (the ORM session's own bookkeeping was a fifth of the writer's time).
-            lost = self._update_held(rooms) if self._hold else self._update_checked_out(rooms)
+            lost = self._update_held(rooms)
         else:
             with self._sessions.begin() as session:
                 connection = session.connection()
@@ -417,27 +424,39 @@ class Store:
         self._stored.update(r.code for r in rooms)
         return lost
 
-    def _update_checked_out(self, rooms: list[RoomState]) -> set[str]:
-        with self.engine.begin() as connection:
-            return self._update(connection, rooms)
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A transaction of Core statements on the database thread: on PostgreSQL on the
+        connection it holds (replaced once the server dropped it), elsewhere on one from the
+        pool."""
+        if not self._hold:
+            with self.engine.begin() as connection:
+                yield connection
+            return
+        if self._held is None or self._held.invalidated or self._held.closed:
+            self._held = self.engine.connect()
+        held = self._held
+        try:
+            with held.begin():
+                yield held
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                self.release_held()
+            raise
 
     def _update_held(self, rooms: list[RoomState]) -> set[str]:
-        """``_update`` on the held connection. One that the server dropped (a restart, a
-        terminated backend) fails at its first use: the write is tried once more on a fresh
-        connection from the pool (pinged), which is safe where the first commit did land
-        after all, the second writing the same values under the same fence."""
-        for retry in (False, True):
-            if self._held is None or self._held.invalidated or self._held.closed:
-                self._held = self.engine.connect()
-            connection = self._held
-            try:
-                with connection.begin():
-                    return self._update(connection, rooms)
-            except DBAPIError as exc:
-                if not exc.connection_invalidated or retry:
-                    raise
-                self.release_held()
-        raise AssertionError("unreachable")  # the loop returns or raises
+        """``_update`` in a ``transaction``. A held connection that the server dropped (a
+        restart, a terminated backend) fails at its first use: the write is made once more
+        on a fresh one, which is safe where the first commit did land after all (the second
+        writes the same values under the same fence)."""
+        try:
+            with self.transaction() as connection:
+                return self._update(connection, rooms)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+        with self.transaction() as connection:
+            return self._update(connection, rooms)
 
     def release_held(self) -> None:
         """Give the held connection back (database thread, or once it is stopped)."""
@@ -557,14 +576,14 @@ class Store:
         table = RoomRow.__table__
         # Core on a plain connection, here and in the other writes of a room's creation: the
         # ORM session's own work was a third of each of these small transactions.
-        with self.engine.begin() as connection:
+        with self.transaction() as connection:
             connection.execute(
                 update(table).where(table.c.code == code).values(options=options)  # type: ignore[arg-type]
             )
 
     def add_player(self, code: str, hashed: str, seat: int, name: str) -> None:
         """Keep a player's token hash, seat and name."""
-        with self.engine.begin() as connection:
+        with self.transaction() as connection:
             connection.execute(
                 insert(PlayerRow.__table__).values(  # type: ignore[arg-type]
                     token_hash=hashed, room=code, seat=seat, name=name
@@ -594,7 +613,7 @@ class Store:
         old room's players' tokens would open it)."""
         if code in self._stored:
             return True
-        with self.engine.connect() as connection:
+        with self.transaction() as connection:
             found = connection.execute(select(RoomRow.code).where(RoomRow.code == code))
             return found.first() is not None
 

@@ -88,6 +88,10 @@ def supervise(workers: int, host: str, port: int, argv: Sequence[str]) -> int:
             try:
                 child.wait(timeout=15)
             except subprocess.TimeoutExpired:
+                print(
+                    f"yaniv serve: worker {child.pid} did not stop in 15 s; killed", file=sys.stderr
+                )
                 child.kill()
+                child.wait()  # reaped: nothing of this server outlives it
         sock.close()
     return 0
