@@ -324,13 +324,7 @@ class Store:
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         try:
-            try:
-                return fn(*args)
-            except DBAPIError as exc:
-                if not exc.connection_invalidated:
-                    raise
-                # the held connection was dropped (a restart): once more, on a fresh one
-                return fn(*args)
+            return self._once_more_if_dropped(fn, *args)
         except SQLAlchemyError as exc:
             raise self._explained(exc) from exc
 
@@ -402,16 +396,33 @@ class Store:
         """Insert or update a room."""
         self.save_rooms([RoomState(code, rules, seats, status, record)])
 
+    @staticmethod
+    def _once_more_if_dropped(fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``, made once more where it found the held connection dropped by the
+        server (a restart, a terminated backend), which shows only at its next use. Safe
+        where the first commit did land after all: a room's write gives the same values
+        under the same fence, and the others find what they would have written."""
+        try:
+            return fn(*args)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+        return fn(*args)
+
     def save_rooms(self, rooms: list[RoomState]) -> set[str]:
         """Insert or update rooms, in one transaction (rooms are written here alone, so what
         was last written of each is known); the codes of those not written because their
         fencing token is no longer the room's."""
+        return self._once_more_if_dropped(self._save_rooms, rooms)
+
+    def _save_rooms(self, rooms: list[RoomState]) -> set[str]:
         if not rooms:
             return set()
         if all(r.code in self._stored for r in rooms):
             # A move: the rows exist, so SQLAlchemy Core on a plain connection does it
             # (the ORM session's own bookkeeping was a fifth of the writer's time).
-            lost = self._update_held(rooms)
+            with self.transaction() as connection:
+                lost = self._update(connection, rooms)
         else:
             with self._sessions.begin() as session:
                 connection = session.connection()
@@ -443,20 +454,6 @@ class Store:
             if exc.connection_invalidated:
                 self.release_held()
             raise
-
-    def _update_held(self, rooms: list[RoomState]) -> set[str]:
-        """``_update`` in a ``transaction``. A held connection that the server dropped (a
-        restart, a terminated backend) fails at its first use: the write is made once more
-        on a fresh one, which is safe where the first commit did land after all (the second
-        writes the same values under the same fence)."""
-        try:
-            with self.transaction() as connection:
-                return self._update(connection, rooms)
-        except DBAPIError as exc:
-            if not exc.connection_invalidated:
-                raise
-        with self.transaction() as connection:
-            return self._update(connection, rooms)
 
     def release_held(self) -> None:
         """Give the held connection back (database thread, or once it is stopped)."""
