@@ -24,6 +24,9 @@ memory goes: ``YANIV_LOAD_MEMLOG=FILE`` appends a JSON line each minute (RSS, py
 arenas, blocks, objects the collector tracks, its counts); ``YANIV_LOAD_TRACEMALLOC=PATH``
 writes a tracemalloc snapshot each minute to PATH-1, PATH-2, ... (compare two with
 ``tracemalloc.Snapshot.load(a).compare_to(...)``; it slows the server several times).
+What holds the event loop: ``YANIV_LOAD_PAUSES=FILE`` appends a JSON line for each garbage
+collection of 5 ms or more and each trim of the C heap (its kind, wall and CPU milliseconds,
+when).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +87,31 @@ if snapshots:  # where memory goes: a tracemalloc snapshot each minute, to PATH-
             time.sleep(60)
             tracemalloc.take_snapshot().dump(f"{snapshots}-{n}")
     threading.Thread(target=_snap, daemon=True).start()
+pauses = os.environ.get("YANIV_LOAD_PAUSES")
+if pauses:  # each garbage collection of 5 ms or more and each heap trim, a JSON line to PATH
+    import gc, json, time
+    from yaniv.server import runtime
+    _began = {}
+    def _log_pause(kind, began, cpu_began, **more):  # wall and this thread's CPU time
+        ms = (time.perf_counter() - began) * 1000
+        if ms >= 5 or kind == "trim":
+            cpu_ms = round((time.thread_time() - cpu_began) * 1000, 1)
+            with open(pauses, "a") as out:
+                print(json.dumps({"pid": os.getpid(), "kind": kind, "ms": round(ms, 1),
+                    "cpu_ms": cpu_ms, "at": round(time.time(), 2), **more}), file=out)
+    def _on_gc(phase, info):
+        if phase == "start":
+            _began["gc"] = (time.perf_counter(), time.thread_time())
+        elif "gc" in _began:
+            _log_pause("gc", *_began.pop("gc"), generation=info["generation"],
+                       collected=info["collected"])
+    gc.callbacks.append(_on_gc)
+    _trim = runtime.trim_heap
+    def _timed_trim():
+        began = (time.perf_counter(), time.thread_time())
+        _trim()
+        _log_pause("trim", *began)
+    runtime.trim_heap = _timed_trim
 memlog = os.environ.get("YANIV_LOAD_MEMLOG")
 if memlog:  # what the memory is, each minute, a JSON line to PATH: pymalloc's arenas, objects
     import collections, gc, json, tempfile, threading, time
@@ -113,7 +142,7 @@ if memlog:  # what the memory is, each minute, a JSON line to PATH: pymalloc's a
                     ).most_common(12)),
                     "gc": gc.get_count(), "threads": threading.active_count()}), file=out)
     threading.Thread(target=_log, daemon=True).start()
-from yaniv.server.command import tune_runtime
+from yaniv.server.runtime import tune_runtime
 tune_runtime()  # as yaniv serve does
 from yaniv.server.limits import Limits
 from yaniv.server.serving import server_config
@@ -134,6 +163,78 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The width of the windows of ``p99_by_window_ms``, in seconds.
+WINDOW_S = 15.0
+
+
+def windows(stats: Stats, start: float) -> list[float]:
+    """The p99 latency (ms) of the moves sent in each ``WINDOW_S`` seconds from ``start``."""
+    by: dict[int, list[float]] = {}
+    for sent, latency in zip(stats.sent, stats.latencies, strict=True):
+        by.setdefault(int((sent - start) // WINDOW_S), []).append(latency * 1000)
+    return [round(percentile(by.get(w, []), 0.99), 1) for w in range(max(by, default=-1) + 1)]
+
+
+def pressure() -> dict[str, float]:
+    """Seconds since boot in which some task stalled on I/O, on memory and on the CPU (Linux's
+    pressure stall information, /proc/pressure; empty where the kernel does not keep it)."""
+    stalled: dict[str, float] = {}
+    for kind in ("io", "memory", "cpu"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            some = Path(f"/proc/pressure/{kind}").read_text().split("\n", 1)[0]
+            stalled[kind] = int(some.rsplit("total=", 1)[1]) / 1e6
+    return stalled
+
+
+@contextlib.contextmanager
+def machine_by_window() -> Iterator[dict[str, list[float]]]:
+    """Per ``WINDOW_S`` seconds from now until the block ends, the CPU seconds stolen by the
+    host and the seconds stalled on I/O and on the CPU (a thread samples them)."""
+    out: dict[str, list[float]] = {"stolen": [], "io": [], "cpu": []}
+    stop = threading.Event()
+
+    def sample() -> tuple[float, float, float]:
+        stalled = pressure()
+        return stolen_cpu(), stalled.get("io", 0.0), stalled.get("cpu", 0.0)
+
+    def run() -> None:
+        last = sample()
+        while not stop.wait(WINDOW_S):
+            now = sample()
+            for key, a, b in zip(out, last, now, strict=True):
+                out[key].append(round(b - a, 2))
+            last = now
+
+    sampler = threading.Thread(target=run, daemon=True)
+    sampler.start()
+    try:
+        yield out
+    finally:
+        stop.set()
+        sampler.join()
+
+
+def checkpoints(url: str | None) -> dict[str, float]:
+    """PostgreSQL's checkpoints so far and the milliseconds they spent writing and syncing
+    (pg_stat_bgwriter; empty for SQLite or where it cannot be read)."""
+    if url is None or not url.startswith("postgresql"):
+        return {}
+    with contextlib.suppress(Exception):  # a figure, not the run: never fail on it
+        import psycopg
+
+        query = (
+            "select checkpoints_timed + checkpoints_req, checkpoint_write_time,"
+            " checkpoint_sync_time from pg_stat_bgwriter"
+        )
+        with psycopg.connect(
+            url.replace("postgresql+psycopg", "postgresql"), connect_timeout=5
+        ) as c:
+            row = c.execute(query).fetchone()
+        if row is not None:
+            return {"count": float(row[0]), "write_ms": float(row[1]), "sync_ms": float(row[2])}
+    return {}
+
+
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (0..1) of ``values`` (0 when empty)."""
     if not values:
@@ -148,6 +249,7 @@ class Stats:
     def __init__(self) -> None:
         self.latencies: list[float] = []
         self.settled: list[float] = []  # those of moves sent once every game had started
+        self.sent: list[float] = []  # each timed move's sending time, beside ``latencies``
         self.all_started = float("inf")  # when the last game was created
         # Creations under way at once: httpx's pool looks over every waiting request for each
         # one it sends, so a thousand at once cost the clients more CPU than the servers.
@@ -209,6 +311,7 @@ async def play(
             moment = (view["round"], len(view["events"]))
             if sent_at is not None and moment != sent_at[0]:
                 stats.latencies.append(time.perf_counter() - sent_at[1])
+                stats.sent.append(sent_at[1])
                 if sent_at[1] > stats.all_started:
                     stats.settled.append(stats.latencies[-1])
                 sent_at = None
@@ -242,10 +345,11 @@ async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
     # connection the server is closing fails with a ReadError that is no fault of the server.
     limits = httpx.Limits(max_connections=100, keepalive_expiry=2.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-        start = time.perf_counter()
+        start, started_unix = time.perf_counter(), time.time()
         stats.all_started = start + args.ramp + 10  # the last creations' own work done too
         tasks = [asyncio.create_task(play(bases, http, stats, args, i)) for i in range(args.rooms)]
-        done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
+        with machine_by_window() as machine:
+            done, pending = await asyncio.wait(tasks, timeout=args.time_limit)
         for task in pending:
             task.cancel()
         for task in done:
@@ -280,6 +384,13 @@ async def run(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
             "p50": round(percentile(settled, 0.5), 2),
             "p99": round(percentile(settled, 0.99), 2),
         },
+        # p99 of the moves sent in each WINDOW_S seconds of the run: one stall of the machine
+        # shows as one bad window, a server that cannot keep up as a climb.
+        "p99_by_window_ms": windows(stats, start),
+        "started_unix": round(started_unix, 2),  # the windows' start, as the pauses' "at"
+        # ... and in the same windows, the seconds the host took from this machine's CPUs and
+        # in which some task waited for the disk or for a CPU
+        "machine_by_window_s": machine,
         "messages": stats.messages,
         "messages_per_s": round(stats.messages / elapsed, 1) if elapsed else 0.0,
         "message_bytes_mean": round(stats.bytes / stats.messages) if stats.messages else 0,
@@ -439,10 +550,14 @@ def main() -> None:
     load_before = list(os.getloadavg())
     services_before = services_cpu()
     stolen_before = stolen_cpu()
+    pressure_before = pressure()
+    checkpoints_before = checkpoints(args.database)
     with servers(args, "load") as running:
         figures = asyncio.run(run(args, [base for base, _ in running]))
         services_after = services_cpu()  # before the servers close their connections
         stolen = round(stolen_cpu() - stolen_before, 2)
+        pressure_after = pressure()
+        checkpoints_after = checkpoints(args.database)
     # The servers are this process's only children: their CPU seconds, user and system.
     children = os.times()
     figures["server_cpu_s"] = round(children.children_user + children.children_system, 2)
@@ -455,6 +570,16 @@ def main() -> None:
     }
     # a virtual machine's CPU taken by its host: this machine's speed, which drifts, with it
     figures["stolen_cpu_s"] = stolen
+    # seconds in which some task of the machine waited for the disk, memory or a CPU
+    figures["stalled_s"] = {
+        kind: round(pressure_after[kind] - pressure_before[kind], 2)
+        for kind in sorted(pressure_after.keys() & pressure_before.keys())
+    }
+    # PostgreSQL's checkpoints over the run: their fsyncs stall the commits the moves wait for
+    figures["checkpoints"] = {
+        key: round(checkpoints_after[key] - checkpoints_before[key], 1)
+        for key in sorted(checkpoints_after.keys() & checkpoints_before.keys())
+    }
     figures["load_average"] = {"before": load_before, "after": list(os.getloadavg())}
     print(
         f"{figures['rooms']} games, {figures['moves']} moves timed, "
