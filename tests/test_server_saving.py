@@ -192,57 +192,6 @@ def test_a_released_room_is_freed_without_the_collector(
             gc.enable()
 
 
-def test_the_server_collects_cycles_of_its_own_accord() -> None:
-    """Whatever else makes a reference cycle, a server frees it within its full-collection
-    period, though the collector's own full passes come hours apart."""
-    from yaniv.server.command import collect_every
-
-    class Node:
-        other: Node
-
-    a, b = Node(), Node()
-    a.other, b.other = b, a
-    gone = weakref.ref(a)
-    del a, b
-    gc.disable()
-    stop = collect_every(0.05)
-    try:
-        for _ in range(100):
-            if gone() is None:
-                break
-            time.sleep(0.05)
-        assert gone() is None
-    finally:
-        stop.set()
-        gc.enable()
-
-
-def test_the_server_hands_free_heap_pages_back() -> None:
-    """Pages freed between live chunks of the C heap stay in the process until trimmed: a
-    server trims them each minute, so its memory follows what it holds."""
-    import os
-    from pathlib import Path
-
-    from yaniv.server.command import _glibc, trim_heap
-
-    if _glibc() is None:
-        pytest.skip("not glibc: malloc_trim is glibc's")
-
-    def rss_mb() -> float:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        raise AssertionError("no VmRSS")
-
-    blocks = [os.urandom(4000) for _ in range(25_000)]  # 100 MB of malloc's chunks
-    kept = blocks[::50]  # one in fifty stays, holding the heap's pages between them
-    del blocks
-    before = rss_mb()
-    assert trim_heap()
-    assert before - rss_mb() > 50, "the freed pages were not handed back"
-    assert len(kept) == 500
-
-
 @pytest.mark.parametrize("fenced", [False, True])
 def test_moves_of_many_rooms_written_together(database: str, fenced: bool) -> None:
     """The writer's group commit: the moves of several rooms in one transaction (on

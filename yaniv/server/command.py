@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
-import gc
 import logging
 import sys
 import threading
-import time
 import webbrowser
 
 import typer
@@ -68,6 +64,7 @@ def serve_command(
 
         from .app import WEB_DIR, create_app
         from .limits import Limits
+        from .runtime import tune_runtime
         from .serving import server_config
         from .storage import check_database, database_url, default_database_url
     except ImportError as exc:
@@ -129,81 +126,6 @@ def check_shared(url: str, redis: str | None, workers: int) -> None:
         redis_client.Redis.from_url(redis, socket_connect_timeout=3).ping()
     except (redis_client.RedisError, OSError) as exc:
         raise ValueError(f"cannot reach Redis at {redis}: {exc}") from None
-
-
-def tune_runtime() -> None:
-    """Settings of the interpreter for a server of many games (see benchmarks/load.py).
-
-    The objects that exist at startup are left out of the garbage collector's passes and the
-    young ones are collected less often: with the default thresholds, a full collection every
-    few seconds held the event loop 200 to 500 ms at 500 games (every move in flight waited).
-    The GIL is handed over every 0.5 ms rather than 5: the bots think and the database is
-    written on other threads, and the event loop waited for them. Call once the app is
-    imported.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 50)
-    sys.setswitchinterval(0.0005)
-    libc = _glibc()
-    if libc is not None:  # few malloc arenas: the threads' own arenas fragment and keep pages
-        libc.mallopt(M_ARENA_MAX, 2)
-    collect_every(FULL_COLLECTION_EVERY)
-
-
-#: Seconds between the full collections a server makes of its own accord. With the thresholds
-#: above the collector's own full passes come hours apart: garbage in a reference cycle (a
-#: library's, or one of ours yet unknown) would live that long. A pass at 500 games holds the
-#: event loop a few hundred ms: once in five minutes is below the 99th percentile's reach.
-FULL_COLLECTION_EVERY = 300.0
-
-
-#: Seconds between two hand-backs of the C heap's free pages to the system (``trim_heap``).
-TRIM_EVERY = 60.0
-#: glibc's mallopt parameter for the most malloc arenas.
-M_ARENA_MAX = -8
-
-
-def collect_every(seconds: float, trim_every: float = TRIM_EVERY) -> threading.Event:
-    """Run a full collection every ``seconds``, and ``trim_heap`` every ``trim_every``, on a
-    thread of their own until the returned event is set."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        collected = time.monotonic()
-        while not stop.wait(min(seconds, trim_every)):
-            if time.monotonic() - collected >= seconds:
-                gc.collect()
-                collected = time.monotonic()
-            trim_heap()
-
-    threading.Thread(target=loop, name="yaniv-gc", daemon=True).start()
-    return stop
-
-
-@functools.cache
-def _glibc() -> ctypes.CDLL | None:
-    """The C library where it is glibc (its malloc has mallopt and malloc_trim), else None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return None
-    if not (hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt")):
-        return None  # another C library (musl)
-    return libc
-
-
-def trim_heap() -> bool:
-    """Hand the C heap's free pages back to the system (glibc's malloc_trim): the server's
-    large strings (a state's JSON, a record's text) are malloc's, and the pages freed between
-    live chunks otherwise stay in the process for good. False where there is no glibc."""
-    libc = _glibc()
-    if libc is None:
-        return False
-    libc.malloc_trim(0)
-    return True
 
 
 def _open(address: str) -> None:

@@ -1090,7 +1090,7 @@ class Room:
                 task.cancel()
         # A cancelled task keeps its CancelledError, whose traceback holds the task's frames
         # and so this room: were the room to keep its tasks, the two would make a cycle that
-        # only the collector's rare full passes free (tune_runtime), and memory would grow
+        # only the collector's rare full passes free (server/runtime.py), and memory would grow
         # with every finished game. Dropped, they leave with their last reference.
         self.driver = self.flush_task = self.turn_task = self.round_task = None
         if self.release_task is not asyncio.current_task():
