@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from db_backends import postgres_schema  # noqa: E402
+from db_backends import postgres_schema, postgres_through_proxy  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
@@ -113,6 +113,52 @@ def test_a_room_whose_bot_cannot_save_recovers_by_itself(
             back = my_turn(ws)["view"]
             assert len(back["events"]) > len(view["events"])
             assert moves_stored(c, game["room"]) > stored
+
+
+def test_a_room_goes_on_by_itself_after_postgresql_is_really_cut_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Faults 1 and 2 against a real PostgreSQL whose connections break: the app reaches it
+    through a proxy that is cut (every connection broken, each new one closed at once) and
+    then restored, so the driver's own errors, the held connection's loss and the pool's
+    reconnection are those of a server going down and coming back."""
+    monkeypatch.setattr(rooms, "SAVE_RETRY", 0.05)
+    with postgres_through_proxy() as (url, proxy), client(url, bot_delay=1.0) as c:
+        game = new_game(c)
+        code = game["room"]
+        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
+            before = my_turn(ws)["view"]
+            stored = moves_stored(c, code)
+            move = before["legal_moves"][-1]
+            proxy.cut()
+            ws.send_json({"type": "move", "move": move, "id": "first"})
+            message = ws.receive_json()
+            assert message["type"] == "error", f"a state for an unstored move: {message}"
+            assert "could not be saved; try again" in message["message"]
+            proxy.restore()
+            assert moves_stored(c, code) == stored
+            ws.send_json({"type": "move", "move": move, "id": "first"})
+            after = next_state(ws)["view"]
+            assert after["phase"] == "draw" and len(after["events"]) == len(before["events"]) + 1
+            ws.send_json({"type": "move", "move": "draw stock", "id": "second"})
+            view = next_state(ws)["view"]
+            assert view["to_move"] == 1  # the bot's turn: it moves after its second's pause
+            assert moves_stored(c, code) == stored + 2  # the discard and the draw
+            stored += 2
+            proxy.cut()
+            told = 0
+            while told < 2:  # the bot's write fails: the room says so, and tries again
+                message = ws.receive_json()
+                assert message["type"] == "error", f"an unstored bot move shown: {message}"
+                assert message["saving"] == "failing"
+                told += 1
+            proxy.restore()
+            while (message := ws.receive_json())["type"] != "notice":
+                assert message["type"] in ("error", "state")
+            assert message["saving"] == "ok"
+            back = my_turn(ws)["view"]
+            assert len(back["events"]) > len(view["events"])
+            assert moves_stored(c, code) > stored
 
 
 def test_checkpoints_restore_the_table(tmp_path: Path) -> None:
