@@ -123,7 +123,7 @@ def test_a_room_goes_on_by_itself_after_postgresql_is_really_cut_off(
     then restored, so the driver's own errors, the held connection's loss and the pool's
     reconnection are those of a server going down and coming back."""
     monkeypatch.setattr(rooms, "SAVE_RETRY", 0.05)
-    with postgres_through_proxy() as (url, proxy), client(url, bot_delay=1.0) as c:
+    with postgres_through_proxy() as (url, proxy), client(url, bot_delay=2.0) as c:
         game = new_game(c)
         code = game["room"]
         with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
@@ -142,7 +142,7 @@ def test_a_room_goes_on_by_itself_after_postgresql_is_really_cut_off(
             assert after["phase"] == "draw" and len(after["events"]) == len(before["events"]) + 1
             ws.send_json({"type": "move", "move": "draw stock", "id": "second"})
             view = next_state(ws)["view"]
-            assert view["to_move"] == 1  # the bot's turn: it moves after its second's pause
+            assert view["to_move"] == 1  # the bot's turn: it moves after a pause of 2 s
             assert moves_stored(c, code) == stored + 2  # the discard and the draw
             stored += 2
             proxy.cut()
