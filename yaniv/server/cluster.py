@@ -319,7 +319,7 @@ class Cluster:
                     await self._dispatch(message["data"])
             except asyncio.CancelledError:
                 with contextlib.suppress(BaseException):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
                 raise
             except (RedisError, OSError) as exc:
                 log.warning("Redis: the channel broke (%s); again in %.1f s", exc, pause)
@@ -328,7 +328,7 @@ class Cluster:
                 log.exception("Redis: the channel failed")
                 first = False
             with contextlib.suppress(BaseException):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
             await asyncio.sleep(pause)
             pause = min(5.0, pause * 2)
 
