@@ -7,8 +7,8 @@ import gc
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,38 @@ def database_down(c: TestClient) -> Iterator[None]:
         event.remove(engine, "before_cursor_execute", fail)
 
 
+#: How a database fails in a test: a context manager, given the app's client, during which
+#: the app's statements fail.
+Outage = Callable[[TestClient], AbstractContextManager[None]]
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "postgresql cut off"])
+def failing_database(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[str, Outage]]:
+    """An empty database's URL and its outage: every statement refused by a hook on the app's
+    engine (SQLite, PostgreSQL), or a real PostgreSQL reached through a proxy that is cut
+    (every connection broken, each new one closed at once) and then restored, so that the held
+    connection's loss and the pool's reconnection are those of a server down and back."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'yaniv.sqlite3'}", database_down
+    elif request.param == "postgresql":
+        with postgres_schema() as url:
+            yield url, database_down
+    else:
+        with postgres_through_proxy() as (url, proxy):
+
+            @contextmanager
+            def cut_off(_: TestClient) -> Iterator[None]:
+                proxy.cut()
+                try:
+                    yield
+                finally:
+                    proxy.restore()
+
+            yield url, cut_off
+
+
 def my_turn(ws: Any, seat: int = 0) -> dict[str, Any]:
     """The next state in which ``seat`` is to start a turn."""
     while True:
@@ -54,14 +86,17 @@ def moves_stored(c: TestClient, code: str) -> int:
     return len(stored_record(c, code)["rounds"][-1]["moves"])
 
 
-def test_a_move_whose_write_fails_is_undone_and_never_shown(database: str) -> None:
+def test_a_move_whose_write_fails_is_undone_and_never_shown(
+    failing_database: tuple[str, Outage],
+) -> None:
+    database, outage = failing_database
     with client(database) as c:
         game = new_game(c)
         with c.websocket_connect(f"/ws/{game['room']}?token={game['token']}") as ws:
             before = my_turn(ws)["view"]
             stored = moves_stored(c, game["room"])
             move = before["legal_moves"][-1]
-            with database_down(c):
+            with outage(c):
                 ws.send_json({"type": "move", "move": move, "id": "first"})
                 message = ws.receive_json()
                 assert message["type"] == "error", f"a state for an unstored move: {message}"
@@ -85,8 +120,9 @@ def test_a_move_whose_write_fails_is_undone_and_never_shown(database: str) -> No
 
 
 def test_a_room_whose_bot_cannot_save_recovers_by_itself(
-    database: str, monkeypatch: pytest.MonkeyPatch
+    failing_database: tuple[str, Outage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    database, outage = failing_database
     monkeypatch.setattr(rooms, "SAVE_RETRY", 0.05)
     with client(database, bot_delay=1.0) as c:
         game = new_game(c)
@@ -99,7 +135,7 @@ def test_a_room_whose_bot_cannot_save_recovers_by_itself(
             assert view["to_move"] == 1  # the bot's turn: it moves after its second's pause
             stored = moves_stored(c, game["room"])
             told: list[str] = []
-            with database_down(c):
+            with outage(c):
                 while len(told) < 3:  # its write fails: the room says so, and tries again
                     message = ws.receive_json()
                     assert message["type"] == "error", f"an unstored bot move shown: {message}"
@@ -113,52 +149,6 @@ def test_a_room_whose_bot_cannot_save_recovers_by_itself(
             back = my_turn(ws)["view"]
             assert len(back["events"]) > len(view["events"])
             assert moves_stored(c, game["room"]) > stored
-
-
-def test_a_room_goes_on_by_itself_after_postgresql_is_really_cut_off(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Faults 1 and 2 against a real PostgreSQL whose connections break: the app reaches it
-    through a proxy that is cut (every connection broken, each new one closed at once) and
-    then restored, so the driver's own errors, the held connection's loss and the pool's
-    reconnection are those of a server going down and coming back."""
-    monkeypatch.setattr(rooms, "SAVE_RETRY", 0.05)
-    with postgres_through_proxy() as (url, proxy), client(url, bot_delay=2.0) as c:
-        game = new_game(c)
-        code = game["room"]
-        with c.websocket_connect(f"/ws/{code}?token={game['token']}") as ws:
-            before = my_turn(ws)["view"]
-            stored = moves_stored(c, code)
-            move = before["legal_moves"][-1]
-            proxy.cut()
-            ws.send_json({"type": "move", "move": move, "id": "first"})
-            message = ws.receive_json()
-            assert message["type"] == "error", f"a state for an unstored move: {message}"
-            assert "could not be saved; try again" in message["message"]
-            proxy.restore()
-            assert moves_stored(c, code) == stored
-            ws.send_json({"type": "move", "move": move, "id": "first"})
-            after = next_state(ws)["view"]
-            assert after["phase"] == "draw" and len(after["events"]) == len(before["events"]) + 1
-            ws.send_json({"type": "move", "move": "draw stock", "id": "second"})
-            view = next_state(ws)["view"]
-            assert view["to_move"] == 1  # the bot's turn: it moves after a pause of 2 s
-            assert moves_stored(c, code) == stored + 2  # the discard and the draw
-            stored += 2
-            proxy.cut()
-            told = 0
-            while told < 2:  # the bot's write fails: the room says so, and tries again
-                message = ws.receive_json()
-                assert message["type"] == "error", f"an unstored bot move shown: {message}"
-                assert message["saving"] == "failing"
-                told += 1
-            proxy.restore()
-            while (message := ws.receive_json())["type"] != "notice":
-                assert message["type"] in ("error", "state")
-            assert message["saving"] == "ok"
-            back = my_turn(ws)["view"]
-            assert len(back["events"]) > len(view["events"])
-            assert moves_stored(c, code) > stored
 
 
 def test_checkpoints_restore_the_table(tmp_path: Path) -> None:
