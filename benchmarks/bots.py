@@ -3,7 +3,7 @@ games (prints ms figures).
 
     .venv/bin/python benchmarks/bots.py [--games N] [--json]
     nice -n 15 .venv/bin/python benchmarks/bots.py --cap-check [--levels random,easy]
-        [--players 2,4] [--games 10000] [--budget-s S] [--rules standard] [--json]
+        [--players 2,4] [--games 10000] [--first-deal 0] [--budget-s S] [--rules standard] [--json]
 
 Each level plays ``N`` games against medium with 2 players and ``N`` with 4 (the level in
 seat 0); every decision of seat 0 is timed. The coach line times
@@ -16,7 +16,8 @@ arena's move cap (``--max-moves``, the arena's 5,000 by default): the issue's fi
 10,000 games of each level. ``--budget-s`` stops a (level, players) run after that many seconds
 and reports how many games it played; the capped games' indices are printed for a replay
 (the arena's game index: deal * players, rotation 0, since the rotations of a lineup of one
-level would replay the same game).
+level would replay the same game), and so is the longest game's. ``--first-deal K`` starts at
+deal K, so that a run stopped by its budget after K games is completed on the same deals.
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ def cap_check(
     max_moves: int,
     budget_s: float | None,
     think_ms: float | None,
+    first_deal: int = 0,
 ) -> dict[str, object]:
     """Self-play games of ``level`` until ``games`` are played or ``budget_s`` is spent: how
     many were capped at ``max_moves``, which, and their moves."""
@@ -109,7 +111,8 @@ def cap_check(
     capped: list[int] = []
     moves: list[int] = []
     errors = 0
-    for i in range(games):
+    longest = -1
+    for i in range(first_deal, first_deal + games):
         if budget_s is not None and time.perf_counter() - t0 > budget_s:
             break
         # Rotation 0 of deal i: the rotations of a lineup of one level would replay its deal.
@@ -118,6 +121,8 @@ def cap_check(
             index, (level,) * players, rules, seed, max_moves=max_moves, think_ms=think_ms
         )
         r = play_game(task)
+        if int(r["moves"]) > max(moves, default=-1):
+            longest = index
         moves.append(int(r["moves"]))
         errors += bool(r["errors"])
         if r["capped"]:
@@ -131,6 +136,7 @@ def cap_check(
         "errors": errors,
         "mean_moves": round(statistics.fmean(moves), 1) if moves else 0.0,
         "max_moves": max(moves, default=0),
+        "longest_game": longest,
         "cpu_s": round(time.process_time() - cpu0, 1),
         "wall_s": round(time.perf_counter() - t0, 1),
     }
@@ -228,6 +234,7 @@ def main() -> None:
     parser.add_argument("--players", default="2,4")
     parser.add_argument("--rules", default="standard", help="a preset name")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first-deal", type=int, default=0, help="--cap-check: the first deal")
     parser.add_argument("--max-moves", type=int, default=MAX_MOVES)
     parser.add_argument("--budget-s", type=float, default=None, help="seconds per level/size")
     parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
@@ -258,12 +265,14 @@ def main() -> None:
                     args.max_moves,
                     args.budget_s,
                     args.think_ms,
+                    args.first_deal,
                 )
                 report.append(r)
                 print(
                     f"{level:>8}, {players} players: {r['games']:6d} games, capped "
                     f"{r['capped']} {r['capped_games'] if r['capped'] else ''}, errors "
-                    f"{r['errors']}, moves mean {r['mean_moves']} max {r['max_moves']}, "
+                    f"{r['errors']}, moves mean {r['mean_moves']} max {r['max_moves']} (game "
+                    f"{r['longest_game']}), "
                     f"{r['cpu_s']} CPU s, load {os.getloadavg()[0]:.2f}",
                     flush=True,
                 )
