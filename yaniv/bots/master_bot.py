@@ -37,17 +37,17 @@ from bisect import bisect
 from collections.abc import Sequence
 from itertools import accumulate
 
-from ..cards import VALUE, Card
+from ..cards import Card
 from ..errors import YanivError
-from ..events import Discarded
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
 from ..search import SearchError, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
-from .coach import BETA0, BETA1, call_value, mean_and_error, yaniv_success_probability
+from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
+from .inference import play_weigh
 from .rollout import rollout_turn
 from .utility import win_probability
 
@@ -90,20 +90,6 @@ def turn_weight(players: int) -> float:
     return max(1.0, (players / 4) ** 2)
 
 
-def _turns(view: PlayerView) -> list[int]:
-    turns = [0] * view.n
-    for event in view.events:
-        if isinstance(event, Discarded):
-            turns[event.seat] += 1
-    return turns
-
-
-def kept_rates(view: PlayerView) -> list[float]:
-    """Per seat the coach's low-card rate ``beta`` (by its discards this round): the
-    likelihood of an unknown card of value ``v`` in its hand is ``exp(-beta * v)``."""
-    return [BETA0 + BETA1 * t for t in _turns(view)]
-
-
 def resample(worlds: Sequence[World], keep: int, rng: random.Random) -> list[World]:
     """``keep`` worlds drawn from ``worlds`` in proportion to their weights (systematic
     resampling), each with weight 1; uniformly where every weight is 0."""
@@ -140,6 +126,7 @@ class MasterBot(ExpertBot):
         z: float = Z,
         coach_base: bool = True,
         beta_scale: float = 1.0,
+        by_play: bool = True,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -147,6 +134,7 @@ class MasterBot(ExpertBot):
         self.z = z  # standard errors by which a candidate must beat the default choice
         self.coach_base = coach_base  # the default: the coach's verdict on a call
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
+        self.by_play = by_play  # the worlds also weighed by each opponent's last turn
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:
@@ -158,12 +146,9 @@ class MasterBot(ExpertBot):
     # ------------------------------------------------------------- worlds
 
     def sample(self, view: PlayerView, count: int) -> list[World]:
-        """``count`` worlds of ``view``, resampled by the opponent model (equal weights)."""
-        betas = [b * self.beta_scale for b in kept_rates(view)]
-
-        def weigh(v: PlayerView, seat: int, cards: tuple[Card, ...]) -> float:
-            return math.exp(-betas[seat] * sum(VALUE[c] for c in cards))
-
+        """``count`` worlds of ``view``, resampled by the opponent model (equal weights): the
+        low-card prior and each opponent's last turn (``inference.play_weigh``)."""
+        weigh = play_weigh(view, self.beta_scale, self.by_play)
         pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=weigh)
         return resample(pool, count, self.rng)
 
