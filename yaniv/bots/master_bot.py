@@ -2,25 +2,25 @@
 winning the game.
 
 At the start of a turn where the choice is close (the expert's heuristic ranks its best turns
-within a few points of each other, or a Yaniv call is neither clearly good nor clearly bad),
-the master samples worlds consistent with its view (``yaniv.search.sample_worlds``): the
-opponents' unknown cards and the stock, drawn uniformly from what the seat cannot see and then
-resampled by an opponent model of what each opponent kept (low cards more likely the longer it
-has played this round, the coach's model; sampling-importance-resampling, so the worlds used
-are equally weighted). In every world it plays each candidate turn (the heuristic's best
-``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
-seat (the others judging hands with the expert's shed weight, as the expert does). All
-candidates share each world, its stock order and its chance (common random numbers), so their
-difference is measured on the same deals. Each finished round is judged by the game-level
-utility (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves,
-with the bonus, the limit and the end mode of the rules; a game that ends counts 1 for a win
-(shared where tied) and 0 for a loss. A call in doubt is not played out in the worlds, whose
-hands come from the uncalibrated model: it is worth the coach's calibrated odds times the
-utility of its two outcomes (``coach.call_value``), against the turns' rollouts. The default
-is the coach's verdict on the call, else the heuristic's turn; another candidate replaces it
-only if it is better by ``margin`` and by ``z`` standard errors of the paired difference over
-the same worlds (``Z``): without that test a small budget's noise made the master far weaker
-than the expert (32.5 % of 200 two-player games at 20 ms).
+within a few points of each other, or a Yaniv call is neither clearly good nor clearly bad), the
+master samples worlds consistent with its view (``yaniv.search.sample_worlds``): the opponents'
+unknown cards and the stock, drawn uniformly from what the seat cannot see and then resampled by an
+opponent model of what each opponent kept (low cards more likely the longer it has played this
+round, the coach's model) and of its last turn (how likely that discard and draw were had it held
+those cards: ``inference.play_weigh``); sampling-importance-resampling, so the worlds used are
+equally weighted. In every world it plays each candidate turn (the heuristic's best ``candidates``
+turns), then the rest of the round by the expert's fast rollout policy for every seat (the others
+judging hands with the expert's shed weight, as the expert does). All candidates share each world,
+its stock order and its chance (common random numbers), so their difference is measured on the same
+deals. Each finished round is judged by the game-level utility (``yaniv.bots.utility``): the chance
+of winning the game from the scores it leaves, with the bonus, the limit and the end mode of the
+rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. A call in doubt is
+not played out in the worlds, whose hands come from the uncalibrated model: it is worth the coach's
+calibrated odds times the utility of its two outcomes (``coach.call_value``), against the turns'
+rollouts. The default is the coach's verdict on the call, else the heuristic's turn; another
+candidate replaces it only if it is better by ``margin`` and by ``z`` standard errors of the paired
+difference over the same worlds (``Z``): without that test a small budget's noise made the master
+far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
