@@ -14,8 +14,9 @@ times the likelihood of what it did at its last turn, had it held those cards:
   stock draw each hidden card of the guess in turn (the one drawn is not known), averaged.
 - **the discard after its draw** (draw first): the same softmax over the discards of the hand
   it held after drawing (the guess plus what it laid), the draw itself not modelled.
-- **not calling**: a hand at or under the threshold that did not call was less likely the
-  lower it was (``1 - call_chance(value)``; a hand of 0 calls almost surely).
+- **not calling** (discard first, where the hand at the turn's start is the one judged): a
+  hand at or under the threshold that did not call was less likely the lower it was
+  (``1 - call_chance(value)``; a hand of 0 calls almost surely).
 
 Only the last turn is read: earlier hands would need to know which of the hidden cards came
 from which stock draw. A turn with a slap in it, or a guess that does not fit the turn (it
