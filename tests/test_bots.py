@@ -154,6 +154,17 @@ def test_easy_sheds_the_most_points_and_calls_yaniv() -> None:
     assert str(get_bot("easy", 0).choose(low.view(0))) == "yaniv"
 
 
+def test_shed_values_follow_each_rule_set_in_one_process() -> None:
+    """The heuristics' table of what a hand can shed is kept per rule set's discards: read
+    under one rule set, it must not answer for another (the server plays both at once)."""
+    from yaniv.bots.heuristics import shed_max
+
+    kings = mask_of(parse_cards(["KS", "KH", "KD", "KC"]))
+    unlimited, three = RuleSet(), RuleSet(max_set=3)
+    assert shed_max(kings, unlimited) == 40 and shed_max(kings, three) == 30
+    assert shed_max(kings, unlimited) == 40
+
+
 def test_medium_sheds_a_pair_and_does_not_call_into_an_assaf() -> None:
     # 6-6 is worth more than the king alone: the pair goes at once.
     game = Game.from_position(

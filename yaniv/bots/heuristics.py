@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from ..cards import RANK, SUIT, VALUE, Card
-from ..discards import BROKEN, classify, legal_discards, pickable
+from ..discards import BROKEN, Variant, classify, legal_discards, pickable, variant
 from ..moves import DRAW_STOCK, Discard, Move
 from ..rules import RuleSet
 from ..view import PlayerView
@@ -24,7 +24,9 @@ YANIV_BONUS = 3.0
 #: Value distribution (0..10) of a full deck with two jokers, for when nothing is tracked.
 DECK_DIST: tuple[float, ...] = tuple(x / 54 for x in (2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16))
 
-_SHED: dict[tuple[bool, str], dict[int, int]] = {}
+# Per discard variant (every option that shapes the legal discards): a cache keyed on fewer
+# options gave one rule set the values of another in the same process.
+_SHED: dict[Variant, dict[int, int]] = {}
 _MASK_VALUE: dict[int, int] = {}
 
 
@@ -66,7 +68,7 @@ def mask_value(mask: int) -> int:
 
 def shed_max(hand: int, rules: RuleSet) -> int:
     """The most points one legal discard of ``hand`` sheds."""
-    key = (rules.jokers_in_sets, rules.joker_in_run)
+    key = variant(rules)
     table = _SHED.get(key)
     if table is None:
         table = _SHED[key] = {}
