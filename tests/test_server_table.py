@@ -55,6 +55,27 @@ def latest(
     raise AssertionError("no such state came")
 
 
+def latest_dealing_on(
+    ws: Any, until: Any, limit: int = 5000, dealt: list[int] | None = None
+) -> dict[str, Any]:
+    """``latest``, saying next_round at each round's end as a player would (alone with bots,
+    the round's end waits for the person, and a random deal can end a round at any turn);
+    the rounds it dealt on are kept in ``dealt``."""
+    asked = dealt if dealt is not None else []
+
+    def done(state: dict[str, Any]) -> bool:
+        view = state["view"]
+        if until(state):
+            return True
+        assert view["phase"] != "game_over", "the game ended first"
+        if view["phase"] == "round_over" and view["round"] not in asked:
+            asked.append(view["round"])
+            ws.send_json({"type": "next_round"})
+        return False
+
+    return latest(ws, done, limit=limit)
+
+
 def moment(view: dict[str, Any]) -> tuple[Any, ...]:
     """What every seat's view of one moment shares."""
     return (
@@ -300,8 +321,9 @@ def test_a_turn_that_runs_out_is_played_by_the_stand_in(tmp_path: Any) -> None:
             assert len(refused) == 5 and all(e["id"] == "x" for e in refused)
             assert room.timeouts[0] == 1 and 0 not in room.idle
             assert "away" not in played["seats"][0]
-            # the second turn runs out too: the seat is away, the stand-in plays on
-            away = latest(ws, lambda s: s["seats"][0].get("away") == "idle", limit=5000)
+            # the second turn runs out too: the seat is away, the stand-in plays on (a round
+            # that ends first is dealt on, which is the person's act: two more turns run out)
+            away = latest_dealing_on(ws, lambda s: s["seats"][0].get("away") == "idle")
             assert away["seats"][0]["stand_in"] is True
             assert room.timeouts[0] >= 2
             ws.send_json({"type": "back"})
@@ -316,17 +338,23 @@ def test_a_move_of_ones_own_resets_the_timeouts(tmp_path: Any) -> None:
         room = c.app.state.hub.rooms[code]  # type: ignore[attr-defined]
         room.turn_timer = 0.4
         with c.websocket_connect(f"/ws/{code}?token={tokens[0]}") as ws:
-            latest(ws, lambda s: any(e.get("by") == "stand_in" for e in s["view"]["events"]))
+            latest_dealing_on(
+                ws, lambda s: any(e.get("by") == "stand_in" for e in s["view"]["events"])
+            )
             assert room.timeouts[0] == 1
             room.turn_timer = 30  # now there is time to move
-            state = latest(
+            dealt: list[int] = []
+            state = latest_dealing_on(
                 ws,
                 lambda s: (
                     s["view"]["to_move"] == 0
                     and s["view"]["phase"] == "start"
                     and not s["seats"][0]["stand_in"]
                 ),
+                dealt=dealt,
             )
+            # dealing on is the person's act too: it resets the count the move must reset
+            assert room.timeouts.get(0, 0) == (0 if dealt else 1)
             ws.send_json({"type": "move", "move": greedy(state["view"]), "id": "own"})
             latest(ws, lambda s: len(s["view"]["events"]) > len(state["view"]["events"]))
             assert room.timeouts.get(0, 0) == 0
