@@ -88,19 +88,26 @@ def next_state(ws: Any, errors: list[dict[str, Any]] | None = None) -> dict[str,
             errors.append(message)
 
 
+def deal_on(ws: Any, view: dict[str, Any] | None, asked: list[int]) -> None:
+    """At a round's end, say next_round once for it (kept in ``asked``), as a player would:
+    alone with bots, the round's end waits for the person. A game's end fails the test."""
+    if view is None:
+        return
+    assert view["phase"] != "game_over", "the game ended first"
+    if view["phase"] == "round_over" and view["round"] not in asked:
+        asked.append(view["round"])
+        ws.send_json({"type": "next_round"})
+
+
 def until_turn(ws: Any, seat: int = 0) -> dict[str, Any]:
     """The next state where ``seat`` is to move. A round the bots end before that (a bot dealt
-    a low hand calls at its first turn) is dealt on as a player would, by saying next_round:
-    alone with bots, the round's end waits for them."""
-    asked = None
+    a low hand calls at its first turn) is dealt on (``deal_on``)."""
+    asked: list[int] = []
     while True:
         view = (state := next_state(ws))["view"]
         if view is not None and view["to_move"] == seat:
             return state
-        assert view is None or view["phase"] != "game_over", "the game ended before the turn"
-        if view is not None and view["phase"] == "round_over" and asked != view["round"]:
-            asked = view["round"]
-            ws.send_json({"type": "next_round"})
+        deal_on(ws, view, asked)
 
 
 def greedy(view: dict[str, Any]) -> str:

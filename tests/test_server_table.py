@@ -14,7 +14,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
 from fastapi.testclient import TestClient  # noqa: E402
-from test_server import client, greedy, next_state, until_turn  # noqa: E402
+from test_server import client, deal_on, greedy, next_state, until_turn  # noqa: E402
 
 from yaniv import record  # noqa: E402
 from yaniv.server import history  # noqa: E402
@@ -58,19 +58,14 @@ def latest(
 def latest_dealing_on(
     ws: Any, until: Any, limit: int = 5000, dealt: list[int] | None = None
 ) -> dict[str, Any]:
-    """``latest``, saying next_round at each round's end as a player would (alone with bots,
-    the round's end waits for the person, and a random deal can end a round at any turn);
-    the rounds it dealt on are kept in ``dealt``."""
+    """``latest``, dealing on at each round's end (``deal_on``: a random deal can end a round
+    at any turn); the rounds it dealt on are kept in ``dealt``."""
     asked = dealt if dealt is not None else []
 
     def done(state: dict[str, Any]) -> bool:
-        view = state["view"]
         if until(state):
             return True
-        assert view["phase"] != "game_over", "the game ended first"
-        if view["phase"] == "round_over" and view["round"] not in asked:
-            asked.append(view["round"])
-            ws.send_json({"type": "next_round"})
+        deal_on(ws, state["view"], asked)
         return False
 
     return latest(ws, done, limit=limit)
