@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
+from itertools import combinations
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +13,7 @@ from hypothesis import strategies as st
 from strategies import rule_sets
 
 from yaniv import Game, Phase, RuleSet
-from yaniv.cards import deck
+from yaniv.cards import NUM_CARDS, deck, parse_card
 from yaniv.moves import YANIV
 from yaniv.search import (
     SearchError,
@@ -62,6 +65,20 @@ def test_every_world_is_consistent_with_the_view(rules: RuleSet, players: int, s
             if played.to_move is not None:
                 for move in played.legal_moves():
                     played.clone().play(move)
+        # Worlds drawn by a belief (odds per card) keep to the view just the same.
+        for world in sample_worlds(view, 4, seed=seed, odds=_odds(view, seed)):
+            assert [len(h) for h in world.hands] == list(view.hand_sizes)
+            assert consistent(view, world.game(view, seed=seed)), (seat, view.phase)
+
+
+def _odds(view: PlayerView, seed: int) -> dict[int, list[float]]:
+    """Odds for every other seat from ``seed`` alone (nothing the view hides)."""
+    rng = random.Random(seed)
+    return {
+        s: [rng.choice((0.1, 0.5, 1.0, 4.0)) for _ in range(NUM_CARDS)]
+        for s in range(view.n)
+        if s != view.seat
+    }
 
 
 @settings(max_examples=30, deadline=None)
@@ -101,6 +118,10 @@ def test_worlds_never_read_the_hidden_cards(rules: RuleSet, players: int, seed: 
     a = sample_worlds(view, 8, seed=seed)
     b = sample_worlds(other_view, 8, seed=seed)
     assert a == b
+    odds = _odds(view, seed)
+    assert sample_worlds(view, 8, seed=seed, odds=odds) == sample_worlds(
+        other_view, 8, seed=seed, odds=odds
+    )
 
 
 def _public(view: PlayerView) -> tuple[object, ...]:
@@ -147,6 +168,44 @@ def test_weights_and_refusals() -> None:
     over.play("yaniv")
     with pytest.raises(SearchError, match="the round is over"):
         sample_worlds(over.view(0), 1)
+
+
+def test_odds_draw_each_hand_in_proportion_to_the_product_of_its_odds() -> None:
+    # Three hidden cards among seven unseen: 35 possible hands, each expected in proportion
+    # to the product of its cards' odds; a card of odds 0 never.
+    hands, stock = [["AC", "2C"], ["3D", "4D", "5D"]], ["6H", "7H", "8H", "9H"]
+    dealt = {parse_card(c) for c in [*hands[0], *hands[1], *stock]}
+    pile = [[c] for c in deck(2) if c not in dealt]  # the rest of the deck, laid one by one
+    game = Game.from_position(RuleSet(), hands, stock, pile, 0)
+    view = game.view(0)
+    unseen = view.unseen()
+    assert len(unseen) == 7
+    odds = [0.0] * NUM_CARDS
+    for card, o in zip(unseen, (0.2, 1.0, 3.0, 0.5, 2.0, 0.0, 4.0), strict=True):
+        odds[card] = o
+    n = 20_000
+    counts = Counter(frozenset(w.hands[1]) for w in sample_worlds(view, n, seed=7, odds={1: odds}))
+    exact = {frozenset(h): math.prod(odds[c] for c in h) for h in combinations(unseen, 3)}
+    total = sum(exact.values())
+    assert set(counts) == {h for h, p in exact.items() if p > 0}
+    chi2 = sum((counts[h] - n * p / total) ** 2 / (n * p / total) for h, p in exact.items() if p)
+    assert chi2 < 65.0  # 19 degrees of freedom: p < 0.0001 by chance
+
+
+def test_odds_that_are_not_a_belief_are_refused() -> None:
+    view = Game.new(RuleSet(), 3, seed=8).view(0)
+    good = [1.0] * NUM_CARDS
+    bad: list[tuple[object, str]] = [
+        ([], "expected a mapping"),
+        ({5: good}, "expected a seat 0 to 2"),
+        ({1: good[:10]}, f"expected {NUM_CARDS} numbers"),
+        ({1: [-1.0] * NUM_CARDS}, "expected a number >= 0"),
+        ({1: [float("inf")] * NUM_CARDS}, "expected finite numbers"),
+        ({1: [0.0] * NUM_CARDS}, "fewer than 5 possible cards"),
+    ]
+    for odds, words in bad:
+        with pytest.raises(SearchError, match=words):
+            sample_worlds(view, 2, seed=1, odds=odds)  # type: ignore[arg-type]
 
 
 def test_the_same_seed_gives_the_same_worlds() -> None:

@@ -18,19 +18,21 @@ True
 >>> worlds[0].game(view, seed=1).view(1).hand == view.hand
 True
 
-Sampling is uniform over the deals the view allows, unless ``weigh`` gives each opponent's
-sampled cards a likelihood (for example from an opponent model of its observed discards and
-draws); each world then carries the product of its weights, for weighted averages or
-resampling.
+Sampling is uniform over the deals the view allows, unless ``odds`` skews it (a belief about
+which cards each opponent holds: its hidden cards are drawn with chance in proportion to the
+product of their odds) or ``weigh`` gives each opponent's sampled cards a likelihood (for
+example from an opponent model of its observed discards and draws); each world then carries
+the product of its weights, for weighted averages or resampling.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .cards import Card
+from .cards import NUM_CARDS, Card
 from .errors import YanivError
 from .events import Drew
 from .game import Game
@@ -39,6 +41,9 @@ from .view import SPECTATOR, PlayerView
 
 #: ``weigh(view, seat, unknown_cards)``: the likelihood of an opponent's hidden cards, >= 0.
 Weigh = Callable[[PlayerView, int, tuple[Card, ...]], float]
+#: Per opponent seat, per card (``NUM_CARDS`` entries): the odds that the card is among that
+#: seat's hidden ones, >= 0 (0: never).
+Odds = Mapping[int, Sequence[float]]
 
 #: The phases a world can be built in: a turn in progress.
 _TURN = (Phase.START, Phase.DRAW, Phase.DISCARD, Phase.SLAP)
@@ -95,13 +100,18 @@ def sample_worlds(
     *,
     seed: int | None = None,
     weigh: Weigh | None = None,
+    odds: Odds | None = None,
 ) -> list[World]:
     """``count`` worlds consistent with ``view``: its own hand, every public fact (the pile,
     the cards seen taken into hands, hand sizes, the stock's size) and nothing else.
 
     The unseen cards are dealt uniformly into the other hands' unknown places and the stock
     (``rng``, or a generator seeded with ``seed``). A spectator's view samples every hand.
-    Raises SearchError for a view of a finished round or one whose counts do not add up.
+    With ``odds``, a seat it names gets a set of hidden cards with chance in proportion to
+    the product of their odds among the unseen cards that the seats before it left
+    (conditional Poisson sampling: exact for one seat); the stock is the rest, shuffled.
+    Raises SearchError for a view of a finished round, one whose counts do not add up, or
+    odds that are malformed or leave a seat too few cards.
     """
     if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_WORLDS:
         raise SearchError(f"count {count!r:.20}: expected a whole number 0 to {MAX_WORLDS}")
@@ -116,6 +126,7 @@ def sample_worlds(
             f"the view's counts do not add up: {len(pool)} unseen cards for "
             f"{sum(hidden)} hidden in hands and a stock of {view.stock_size}"
         )
+    skew = _checked_odds(view, odds, hidden) if odds is not None else {}
     own = view.hand
     worlds: list[World] = []
     for _ in range(count):
@@ -128,6 +139,8 @@ def sample_worlds(
             if s == view.seat:
                 hands.append(own)
                 continue
+            if s in skew:
+                _skewed_to_front(cards, k, hidden[s], skew[s], rng)
             unknown = tuple(cards[k : k + hidden[s]])
             k += hidden[s]
             if weigh is not None and unknown:
@@ -137,9 +150,58 @@ def sample_worlds(
     return worlds
 
 
-def _weight(value: float, seat: int) -> float:
+def _checked_odds(view: PlayerView, odds: Odds, hidden: list[int]) -> dict[int, list[float]]:
+    """The odds of the seats with hidden cards, each a list of ``NUM_CARDS`` numbers >= 0."""
+    if not isinstance(odds, Mapping):
+        raise SearchError(f"odds {odds!r:.30}: expected a mapping of seat to a list of odds")
+    out: dict[int, list[float]] = {}
+    for seat, row in odds.items():
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < view.n:
+            raise SearchError(f"odds for seat {seat!r:.20}: expected a seat 0 to {view.n - 1}")
+        if isinstance(row, str | bytes) or not isinstance(row, Sequence) or len(row) != NUM_CARDS:
+            raise SearchError(f"odds for seat {seat}: expected {NUM_CARDS} numbers, one a card")
+        values = [_weight(v, seat, "odds") for v in row]
+        if not all(math.isfinite(v) for v in values):
+            raise SearchError(f"odds for seat {seat}: expected finite numbers")
+        if hidden[seat]:
+            out[seat] = values
+    return out
+
+
+def _skewed_to_front(
+    cards: list[Card], start: int, k: int, odds: Sequence[float], rng: random.Random
+) -> None:
+    """Move to ``cards[start:start + k]`` a set of ``k`` of ``cards[start:]`` drawn with chance
+    in proportion to the product of their ``odds`` (conditional Poisson sampling by the
+    elementary symmetric sums of the odds, a pass over the cards; the rest keep their order)."""
+    rest = cards[start:]
+    w = [odds[c] for c in rest]
+    u = len(rest)
+    # e[j][m]: the sum over every m-set of rest[j:] of the product of its odds.
+    e = [[0.0] * (k + 1) for _ in range(u + 1)]
+    e[u][0] = 1.0
+    for j in range(u - 1, -1, -1):
+        row, nxt, wj = e[j], e[j + 1], w[j]
+        row[0] = 1.0
+        for m in range(1, k + 1):
+            row[m] = nxt[m] + wj * nxt[m - 1]
+    if not e[0][k] > 0:
+        raise SearchError(f"the odds leave fewer than {k} possible cards for a hand")
+    chosen: list[Card] = []
+    left: list[Card] = []
+    need = k
+    for j, c in enumerate(rest):
+        if need and rng.random() * e[j][need] < w[j] * e[j + 1][need - 1]:
+            chosen.append(c)
+            need -= 1
+        else:
+            left.append(c)
+    cards[start:] = chosen + left
+
+
+def _weight(value: float, seat: int, what: str = "weigh") -> float:
     if not isinstance(value, int | float) or not value >= 0:  # NaN too
-        raise SearchError(f"weigh gave {value!r:.20} for seat {seat}: expected a number >= 0")
+        raise SearchError(f"{what} gave {value!r:.20} for seat {seat}: expected a number >= 0")
     return float(value)
 
 
@@ -197,6 +259,7 @@ def consistent(view: PlayerView, game: Game) -> bool:
 
 __all__ = [
     "MAX_WORLDS",
+    "Odds",
     "SearchError",
     "Weigh",
     "World",
