@@ -4,23 +4,26 @@ winning the game.
 At the start of a turn where the choice is close (the expert's heuristic ranks its best turns
 within a few points of each other, or a Yaniv call is neither clearly good nor clearly bad), the
 master samples worlds consistent with its view (``yaniv.search.sample_worlds``): the opponents'
-unknown cards and the stock, drawn uniformly from what the seat cannot see and then resampled by an
+unknown cards and the stock, each opponent's hidden cards drawn by a learned belief of what it
+holds (``belief.hand_odds``: a network trained on the expert's self-play; a hand in proportion to
+the product of its cards' odds). With ``belief=False`` they are drawn uniformly and resampled by an
 opponent model of what each opponent kept (low cards more likely the longer it has played this
 round, the coach's model) and of its last turn (how likely that discard and draw were had it held
-those cards: ``inference.play_weigh``); sampling-importance-resampling, so the worlds used are
-equally weighted. In every world it plays each candidate turn (the heuristic's best ``candidates``
-turns), then the rest of the round by the expert's fast rollout policy for every seat (the others
-judging hands with the expert's shed weight, as the expert does). All candidates share each world,
-its stock order and its chance (common random numbers), so their difference is measured on the same
-deals. Each finished round is judged by the game-level utility (``yaniv.bots.utility``): the chance
-of winning the game from the scores it leaves, with the bonus, the limit and the end mode of the
-rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. A call in doubt is
-not played out in the worlds, whose hands come from the uncalibrated model: it is worth the coach's
-calibrated odds times the utility of its two outcomes (``coach.call_value``), against the turns'
-rollouts. The default is the coach's verdict on the call, else the heuristic's turn; another
-candidate replaces it only if it is better by ``margin`` and by ``z`` standard errors of the paired
-difference over the same worlds (``Z``): without that test a small budget's noise made the master
-far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
+those cards: ``inference.play_weigh``; sampling-importance-resampling). Either way the worlds used
+are equally weighted. In every world it plays each candidate turn (the heuristic's best
+``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
+seat (the others judging hands with the expert's shed weight, as the expert does). All candidates
+share each world, its stock order and its chance (common random numbers), so their difference is
+measured on the same deals. Each finished round is judged by the game-level utility
+(``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the bonus,
+the limit and the end mode of the rules; a game that ends counts 1 for a win (shared where tied)
+and 0 for a loss. A call in doubt is not played out in the worlds, whose hands are an uncalibrated
+guess: it is worth the coach's calibrated odds times the utility of its two outcomes
+(``coach.call_value``), against the turns' rollouts. The default is the coach's verdict on the
+call, else the heuristic's turn; another candidate replaces it only if it is better by ``margin``
+and by ``z`` standard errors of the paired difference over the same worlds (``Z``): without that
+test a small budget's noise made the master far weaker than the expert (32.5 % of 200 two-player
+games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
@@ -41,10 +44,11 @@ from ..cards import Card
 from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
-from ..search import SearchError, World, sample_worlds
+from ..search import Odds, SearchError, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
+from .belief import hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
 from .inference import play_weigh
@@ -127,6 +131,7 @@ class MasterBot(ExpertBot):
         coach_base: bool = True,
         beta_scale: float = 1.0,
         by_play: bool = True,
+        belief: bool = True,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -135,6 +140,8 @@ class MasterBot(ExpertBot):
         self.coach_base = coach_base  # the default: the coach's verdict on a call
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
         self.by_play = by_play  # the worlds also weighed by each opponent's last turn
+        self.belief = belief  # the worlds drawn by the learned belief instead of those two
+        self._odds: tuple[PlayerView, Odds] | None = None  # the belief of the view searched
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:
@@ -146,8 +153,13 @@ class MasterBot(ExpertBot):
     # ------------------------------------------------------------- worlds
 
     def sample(self, view: PlayerView, count: int) -> list[World]:
-        """``count`` worlds of ``view``, resampled by the opponent model (equal weights): the
-        low-card prior and each opponent's last turn (``inference.play_weigh``)."""
+        """``count`` worlds of ``view``, equally weighted: drawn by the learned belief
+        (``belief.hand_odds``), or without it resampled by the opponent model: the low-card
+        prior and each opponent's last turn (``inference.play_weigh``)."""
+        if self.belief:
+            if self._odds is None or self._odds[0] is not view:
+                self._odds = (view, hand_odds(view))
+            return sample_worlds(view, count, self.rng, odds=self._odds[1])
         weigh = play_weigh(view, self.beta_scale, self.by_play)
         pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=weigh)
         return resample(pool, count, self.rng)

@@ -1,0 +1,193 @@
+"""Train the master's belief network (yaniv/bots/belief.py) and write its shipped weights.
+
+    nice -n 10 .venv/bin/python scripts/train_belief.py                 # the shipped files
+    .venv/bin/python scripts/train_belief.py --games 200 --epochs 2 --out /tmp/belief  # a try
+
+1. **Data.** The expert plays itself from seeded deals under each rule set and player count of
+   ``--combos``. At the start of every turn, for every opponent of the seat to move with
+   hidden cards, the example is ``belief.features`` of that seat's view and, as the label,
+   the opponent's real hidden cards (its hand less the cards seen taken into it).
+2. **Training.** PyTorch (``pip install -e '.[train]'``): the network of ``belief.BeliefNet``,
+   binary cross-entropy over the cards the viewer cannot place, Adam, the learning rate halved
+   each third of the epochs.
+3. **Figures.** On held-out games (other seeds), the Brier score of the hidden cards (the sum
+   over the unseen cards of the squared error of each card's chance, the mean over examples)
+   of the network and of the uniform guess, per rule set and player count; written to the
+   ``.json`` beside the weights with the CPU time it took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+import torch
+from build_utility_table import RULE_SETS  # the presets and the house rule set, by name
+
+from yaniv.bots import belief, get_bot
+from yaniv.cards import NUM_CARDS, mask_of
+from yaniv.game import Game
+from yaniv.state import Phase
+
+#: Rule set and players, with the share of the games played under it.
+COMBOS = (
+    "standard:2:4,standard:3:1,standard:4:1,quick:2:1,hebrew:2:1,draw_first:2:1,"
+    "slapdown:2:1,house:2:1,house:4:1"
+)
+TEST_SEED = 10**6  # the held-out games' seeds start here
+
+
+Example = tuple[list[int], list[float], int]  # active inputs, scalars, the hidden cards' mask
+
+
+def play(task: tuple[str, int, int, int]) -> list[Example]:
+    """The examples of ``games`` expert self-play games from seed ``first``."""
+    name, players, first, games = task
+    rules = RULE_SETS[name]
+    out: list[Example] = []
+    for seed in range(first, first + games):
+        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
+        game = Game.new(rules, players=players, seed=seed)
+        while not game.is_over:
+            if game.phase >= Phase.ROUND_OVER:
+                game.next_round()
+                continue
+            seat = game.to_move
+            assert seat is not None
+            view = game.view(seat)
+            if game.phase == Phase.START:
+                for other in view.active_seats():
+                    known = mask_of(view.known[other])
+                    if other == seat or view.hand_sizes[other] <= len(view.known[other]):
+                        continue
+                    active, scalars = belief.features(view, other)
+                    out.append((active, scalars, mask_of(game.hand(other)) & ~known))
+            game.apply(bots[seat].choose(view))
+    return out
+
+
+def tensors(examples: list[Example]) -> tuple[torch.Tensor, ...]:
+    """Inputs, labels and the mask of unseen cards (the candidates plane)."""
+    n = len(examples)
+    x = np.zeros((n, belief.INPUTS), dtype=np.float32)
+    y = np.zeros((n, NUM_CARDS), dtype=np.float32)
+    for i, (active, scalars, label) in enumerate(examples):
+        x[i, active] = 1.0
+        x[i, belief.PLANES * NUM_CARDS :] = scalars
+        y[i] = [label >> c & 1 for c in range(NUM_CARDS)]
+    return torch.tensor(x), torch.tensor(y), torch.tensor(x[:, :NUM_CARDS].copy())
+
+
+def network(hidden: int) -> torch.nn.Sequential:
+    return torch.nn.Sequential(
+        torch.nn.Linear(belief.INPUTS, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(hidden, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(hidden, NUM_CARDS),
+    )
+
+
+def brier(net: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, m: torch.Tensor) -> float:
+    with torch.no_grad():
+        p = torch.sigmoid(net(x)) * m
+    return float((((p - y) ** 2) * m).sum(1).mean())
+
+
+def uniform_brier(y: torch.Tensor, m: torch.Tensor) -> float:
+    p = m * y.sum(1, keepdim=True) / m.sum(1, keepdim=True)
+    return float((((p - y) ** 2) * m).sum(1).mean())
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the self-play workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--combos", default=COMBOS, help="RULES:PLAYERS:SHARE,...")
+    parser.add_argument("--games", type=int, default=4000, help="training games in all")
+    parser.add_argument("--test-games", type=int, default=40, help="held-out games per combo")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", default=str(belief.WEIGHTS.with_suffix("")))
+    args = parser.parse_args(argv)
+    combos = []
+    for item in args.combos.split(","):
+        name, players, share = item.split(":")
+        if name not in RULE_SETS:
+            parser.error(f"unknown rule set {name!r}: one of {', '.join(RULE_SETS)}")
+        combos.append((name, int(players), float(share)))
+    total = sum(share for *_, share in combos)
+    chunks = args.jobs * 4
+    train_tasks, test_tasks = [], []
+    for k, (name, players, share) in enumerate(combos):
+        games = max(chunks, round(args.games * share / total))
+        for j in range(chunks):
+            first = (k * 1000 + j) * 10_000
+            train_tasks.append((name, players, first, games // chunks))
+        test_tasks.append((name, players, TEST_SEED + k * 10_000, args.test_games))
+    with Pool(args.jobs) as pool:
+        train = [e for part in pool.map(play, train_tasks) for e in part]
+        tests = pool.map(play, test_tasks)
+    print(f"{len(train)} training examples", flush=True)
+    x, y, m = tensors(train)
+    del train
+    torch.manual_seed(0)
+    net = network(args.hidden)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    bce = torch.nn.BCEWithLogitsLoss(reduction="none")
+    for epoch in range(args.epochs):
+        for group in opt.param_groups:
+            group["lr"] = 1e-3 * 0.5 ** (epoch // max(1, args.epochs // 3))
+        order = torch.randperm(len(x))
+        total_loss = 0.0
+        for i in range(0, len(x), 512):
+            batch = order[i : i + 512]
+            loss = (bce(net(x[batch]), y[batch]) * m[batch]).sum() / len(batch)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total_loss += float(loss.detach()) * len(batch)
+        print(f"epoch {epoch}: loss {total_loss / len(x):.4f}", flush=True)
+    figures = {}
+    for (name, players, _), examples in zip(combos, tests, strict=True):
+        tx, ty, tm = tensors(examples)
+        figures[f"{name}:{players}"] = {
+            "examples": len(examples),
+            "brier": round(brier(net, tx, ty, tm), 4),
+            "uniform": round(uniform_brier(ty, tm), 4),
+        }
+        print(name, players, figures[f"{name}:{players}"], flush=True)
+    out = Path(args.out)
+    state = net.state_dict()
+    keys = ("0.weight", "0.bias", "2.weight", "2.bias", "4.weight", "4.bias")
+    flat = np.concatenate([state[k].numpy().astype("<f4").ravel() for k in keys])
+    out.with_suffix(".f32").write_bytes(flat.tobytes())
+    meta = {
+        "encoding": belief.ENCODING,
+        "hidden": args.hidden,
+        "combos": args.combos,
+        "games": args.games,
+        "examples": len(x),
+        "epochs": args.epochs,
+        "held_out": figures,
+        "cpu_seconds": round(cpu_seconds(), 1),
+        "command": " ".join(["scripts/train_belief.py", *(argv or sys.argv[1:])]),
+    }
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {out.with_suffix('.f32')} and {out.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
