@@ -123,9 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     combos = []
     for item in args.combos.split(","):
-        name, players, share = item.split(":")
-        if name not in RULE_SETS:
-            parser.error(f"unknown rule set {name!r}: one of {', '.join(RULE_SETS)}")
+        name, players, share = (item.split(":") + ["", ""])[:3]
+        if name not in RULE_SETS or not players.isdigit() or not share.replace(".", "").isdigit():
+            parser.error(
+                f"--combos: {item!r}: expected RULES:PLAYERS:SHARE, RULES one of "
+                f"{', '.join(RULE_SETS)}"
+            )
         combos.append((name, int(players), float(share)))
     total = sum(share for *_, share in combos)
     chunks = args.jobs * 4
