@@ -124,9 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     combos = []
     for item in args.combos.split(","):
         name, players, share = (item.split(":") + ["", ""])[:3]
-        if name not in RULE_SETS or not players.isdigit() or not share.replace(".", "").isdigit():
+        if (
+            name not in RULE_SETS
+            or not players.isdigit()
+            or not 2 <= int(players) <= 8
+            or not share.replace(".", "", 1).isdigit()
+        ):
             parser.error(
-                f"--combos: {item!r}: expected RULES:PLAYERS:SHARE, RULES one of "
+                f"--combos: {item!r}: expected RULES:PLAYERS:SHARE (2 to 8 players), RULES one of "
                 f"{', '.join(RULE_SETS)}"
             )
         combos.append((name, int(players), float(share)))
