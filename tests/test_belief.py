@@ -19,11 +19,20 @@ from test_inference import _played
 
 from yaniv import Game
 from yaniv.bots import belief, get_bot
-from yaniv.bots.belief import BeliefError, BeliefNet, chances, features, hand_odds
-from yaniv.cards import NUM_CARDS
+from yaniv.bots.belief import (
+    BeliefError,
+    BeliefNet,
+    call_chance,
+    chances,
+    features,
+    hand_odds,
+)
+from yaniv.bots.master_bot import MasterBot
+from yaniv.cards import NUM_CARDS, deck, parse_card
 from yaniv.game import Phase
 from yaniv.rules import RuleSet
 from yaniv.search import sample_worlds
+from yaniv.view import PlayerView
 
 
 def _twin(game: Game, seed: int) -> tuple[Game, int]:
@@ -57,6 +66,8 @@ def test_the_belief_never_reads_the_hidden_cards() -> None:
             if s != me:
                 assert features(view, s) == features(twin, s)
         assert hand_odds(view) == hand_odds(twin)
+        rng_a, rng_b = random.Random(seed), random.Random(seed)
+        assert call_chance(view, rng_a, 50) == call_chance(twin, rng_b, 50)
         checked += 1
     assert checked >= 3
 
@@ -173,3 +184,23 @@ def test_weights_that_do_not_fit_are_refused(
             belief.shipped()
     finally:
         belief.shipped.cache_clear()
+
+
+def _position(mine: list[str], theirs: list[str]) -> PlayerView:
+    """Seat 0's view: its hand, the other's hand (hidden), a stock of 10, the rest laid."""
+    dealt = {parse_card(c) for c in [*mine, *theirs]}
+    rest = [c for c in deck(2) if c not in dealt]
+    stock, pile = rest[:10], [[c] for c in rest[10:]]
+    return Game.from_position(RuleSet(), [mine, theirs], stock, pile, 0).view(0)
+
+
+def test_a_calls_chance_follows_the_hands_it_is_compared_with() -> None:
+    rng = random.Random(3)
+    # Five cards are worth at least 3 (two jokers and three aces): an ace's call cannot fail.
+    assert call_chance(_position(["AC"], ["2D", "3D", "4D", "5D", "6D"]), rng, 100) == 1.0
+    # Against one hidden card a 7 may meet a lower one: neither sure nor hopeless.
+    assert 0.0 < call_chance(_position(["7C"], ["KD"]), rng, 100) < 1.0
+    # Above the threshold a call is a deliberate Assaf.
+    assert call_chance(_position(["9C"], ["KD", "QD"]), rng, 100) == 0.0
+    with pytest.raises(ValueError, match="call_odds 'oracle'"):
+        MasterBot(call_odds="oracle")

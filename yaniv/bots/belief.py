@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from array import array
 from collections.abc import Sequence
 from functools import cache
@@ -30,7 +31,11 @@ from ..discards import classify, pickable
 from ..errors import YanivError
 from ..events import Dealt, Discarded, Drew, Slapped
 from ..rules import RuleSet
+from ..search import sample_worlds
 from ..view import PlayerView
+
+#: Worlds drawn by ``call_chance``.
+CALL_WORLDS = 200
 
 #: The shipped weights (float32, little-endian, layer by layer) and their shapes and origin.
 WEIGHTS = Path(__file__).with_name("data") / "belief.f32"
@@ -215,3 +220,18 @@ def hand_odds(view: PlayerView, net: BeliefNet | None = None) -> dict[int, list[
             continue
         out[seat] = [p / (1.0 - p) for p in chances(view, seat, net)]
     return out
+
+
+def call_chance(
+    view: PlayerView, rng: random.Random, worlds: int = CALL_WORLDS, net: BeliefNet | None = None
+) -> float:
+    """The chance that a Yaniv call now succeeds under the belief: the share of ``worlds``
+    worlds drawn by ``hand_odds`` in which every other active hand is worth more than this
+    seat's (a tie is an Assaf, R15); 0 above the threshold (a deliberate Assaf)."""
+    mine = view.hand_value
+    if mine > view.rules.yaniv_threshold:
+        return 0.0
+    others = [s for s in view.active_seats() if s != view.seat]
+    drawn = sample_worlds(view, worlds, rng, odds=hand_odds(view, net))
+    wins = sum(all(sum(VALUE[c] for c in w.hands[s]) > mine for s in others) for w in drawn)
+    return wins / worlds

@@ -48,7 +48,7 @@ from ..search import Odds, SearchError, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
-from .belief import hand_odds
+from .belief import call_chance, hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
 from .inference import play_weigh
@@ -132,6 +132,7 @@ class MasterBot(ExpertBot):
         beta_scale: float = 1.0,
         by_play: bool = True,
         belief: bool = True,
+        call_odds: str = "coach",
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -142,6 +143,9 @@ class MasterBot(ExpertBot):
         self.by_play = by_play  # the worlds also weighed by each opponent's last turn
         self.belief = belief  # the worlds drawn by the learned belief instead of those two
         self._odds: tuple[PlayerView, Odds] | None = None  # the belief of the view searched
+        if call_odds not in ("coach", "belief"):
+            raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
+        self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:
@@ -238,7 +242,10 @@ class MasterBot(ExpertBot):
         if not done:
             return None
         if any(called):
-            p = yaniv_success_probability(view)
+            if self.call_odds == "belief":
+                p = call_chance(view, self.rng)
+            else:
+                p = yaniv_success_probability(view)
             value = call_value(view)
             worth = p * value.success + (1 - p) * value.failure
             values = [[worth] * done if c else v for c, v in zip(called, values, strict=True)]
