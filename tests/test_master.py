@@ -199,9 +199,9 @@ def test_the_arena_command_refuses_a_bad_budget_in_words() -> None:
     assert result.exit_code == 2 and "--think-ms" in result.output and "above 0" in result.output
 
 
-def _doubtful_call() -> Game:
+def _doubtful_call(mine: str = "2C 3D", theirs: str = "9S 4H AD KC 6D") -> Game:
     """Two players; I hold 2C 3D (5) and may call; the opponent's five cards are unknown."""
-    hands = [parse_cards("2C 3D"), parse_cards("9S 4H AD KC 6D")]
+    hands = [parse_cards(mine), parse_cards(theirs)]
     used = {*hands[0], *hands[1], parse_card("8H")}
     stock = [c for c in range(54) if c not in used]
     return Game.from_position(RuleSet(), hands, stock, [[parse_card("8H")]], 0)
@@ -216,13 +216,31 @@ def test_a_searched_call_is_priced_by_the_coach_in_every_world() -> None:
     view = _doubtful_call().view(0)
     turn = next(m for m in view.legal_moves if m != YANIV)
     cands: list[tuple[Move, Card | None]] = [(YANIV, None), (turn, None)]
-    values = MasterBot(3, think_ms=FAST).world_values(view, cands)
+    values = MasterBot(3, think_ms=FAST, call_odds="coach").world_values(view, cands)
     assert values is not None and len(values[0]) == len(values[1]) >= 6
     p, cv = yaniv_success_probability(view), call_value(view)
     assert values[0] == [p * cv.success + (1 - p) * cv.failure] * len(values[0])
     # Judged by the showdowns instead, the call's value changes from world to world.
     shown = MasterBot(3, think_ms=FAST, coach_call=False).world_values(view, cands)
     assert shown is not None and len(set(shown[0])) > 1
+
+
+def test_a_searched_call_may_be_priced_by_the_belief() -> None:
+    # call_odds="belief": the chance is the share of the belief's worlds in which the call
+    # succeeds (belief.CALL_WORLDS of them), times the same utility of the two outcomes.
+    from yaniv.bots.belief import CALL_WORLDS
+    from yaniv.bots.coach import call_value
+    from yaniv.moves import YANIV
+
+    view = _doubtful_call("3C 4D", "9S KC").view(0)  # 7 against two unknown cards
+    turn = next(m for m in view.legal_moves if m != YANIV)
+    cands: list[tuple[Move, Card | None]] = [(YANIV, None), (turn, None)]
+    values = MasterBot(3, think_ms=FAST, call_odds="belief").world_values(view, cands)
+    assert values is not None and len(set(values[0])) == 1
+    cv = call_value(view)
+    p = (values[0][0] - cv.failure) / (cv.success - cv.failure)
+    assert 0.0 < p < 1.0
+    assert abs(p * CALL_WORLDS - round(p * CALL_WORLDS)) < 1e-6
 
 
 def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:
