@@ -200,7 +200,7 @@ def test_the_arena_command_refuses_a_bad_budget_in_words() -> None:
 
 
 def _doubtful_call(mine: str = "2C 3D", theirs: str = "9S 4H AD KC 6D") -> Game:
-    """Two players; I hold 2C 3D (5) and may call; the opponent's five cards are unknown."""
+    """Two players; I hold ``mine`` (by default 5) and may call; the other's cards are unknown."""
     hands = [parse_cards(mine), parse_cards(theirs)]
     used = {*hands[0], *hands[1], parse_card("8H")}
     stock = [c for c in range(54) if c not in used]
