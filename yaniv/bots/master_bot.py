@@ -132,7 +132,7 @@ class MasterBot(ExpertBot):
         beta_scale: float = 1.0,
         by_play: bool = True,
         belief: bool = True,
-        call_odds: str = "coach",
+        call_odds: str = "belief",
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
