@@ -28,13 +28,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from build_utility_table import RULE_SETS  # noqa: E402
+from expert_selfplay import turn_starts  # noqa: E402
 
-from yaniv import Game  # noqa: E402
-from yaniv.bots import belief, get_bot  # noqa: E402
+from yaniv.bots import belief  # noqa: E402
 from yaniv.bots.inference import play_weigh  # noqa: E402
 from yaniv.cards import Card  # noqa: E402
 from yaniv.search import World, sample_worlds  # noqa: E402
-from yaniv.state import Phase  # noqa: E402
 
 GUESSES = ("uniform", "weighed", "net", "net worlds")
 
@@ -57,37 +56,26 @@ def measure(name: str, players: int, games: int, every: int, count: int) -> dict
     turn = 0
     for i in range(games):
         seed = 5_000_000 + i
-        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
-        game = Game.new(RULE_SETS[name], players=players, seed=seed)
         rng = random.Random(seed)
-        while not game.is_over:
-            if game.phase >= Phase.ROUND_OVER:
-                game.next_round()
+        for game, view in turn_starts(RULE_SETS[name], players, seed):
+            turn += 1
+            if turn % every:
                 continue
-            me = game.to_move
-            assert me is not None
-            view = game.view(me)
-            if game.phase == Phase.START:
-                turn += 1
-                if turn % every == 0:
-                    odds = belief.hand_odds(view)
-                    weighed = sample_worlds(view, count, rng, weigh=play_weigh(view))
-                    drawn = sample_worlds(view, count, rng, odds=odds)
-                    unseen = view.unseen()
-                    for seat, row in odds.items():
-                        hidden = set(game.hand(seat)) - set(view.known[seat])
-                        even = len(hidden) / len(unseen)
-                        guesses = {
-                            "uniform": dict.fromkeys(unseen, even),
-                            "weighed": shares(weighed, seat, view.known[seat]),
-                            "net": {c: row[c] / (1 + row[c]) for c in unseen},
-                            "net worlds": shares(drawn, seat, view.known[seat]),
-                        }
-                        for g, p in guesses.items():
-                            scores[g].append(
-                                sum((p.get(c, 0.0) - (c in hidden)) ** 2 for c in unseen)
-                            )
-            game.apply(bots[me].choose(view))
+            odds = belief.hand_odds(view)
+            weighed = sample_worlds(view, count, rng, weigh=play_weigh(view))
+            drawn = sample_worlds(view, count, rng, odds=odds)
+            unseen = view.unseen()
+            for seat, row in odds.items():
+                hidden = set(game.hand(seat)) - set(view.known[seat])
+                even = len(hidden) / len(unseen)
+                guesses = {
+                    "uniform": dict.fromkeys(unseen, even),
+                    "weighed": shares(weighed, seat, view.known[seat]),
+                    "net": {c: row[c] / (1 + row[c]) for c in unseen},
+                    "net worlds": shares(drawn, seat, view.known[seat]),
+                }
+                for g, p in guesses.items():
+                    scores[g].append(sum((p.get(c, 0.0) - (c in hidden)) ** 2 for c in unseen))
     out = {g: sum(v) / max(1, len(v)) for g, v in scores.items()}
     out["positions"] = len(scores["uniform"])
     return out

@@ -28,13 +28,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from build_utility_table import RULE_SETS  # noqa: E402
+from expert_selfplay import turn_starts  # noqa: E402
 
-from yaniv import Game  # noqa: E402
-from yaniv.bots import get_bot  # noqa: E402
 from yaniv.bots.belief import call_chance  # noqa: E402
 from yaniv.bots.coach import yaniv_success_probability  # noqa: E402
 from yaniv.moves import YANIV  # noqa: E402
-from yaniv.state import Phase  # noqa: E402
 
 JUDGES = ("coach", "coach-x", "belief")
 
@@ -44,33 +42,20 @@ def collect(name: str, players: int, games: int, worlds: int) -> list[tuple[floa
     rows: list[tuple[float, ...]] = []
     for i in range(games):
         seed = 8_000_000 + i
-        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
-        game = Game.new(RULE_SETS[name], players=players, seed=seed)
         rng = random.Random(seed)
-        while not game.is_over:
-            if game.phase >= Phase.ROUND_OVER:
-                game.next_round()
+        for game, view in turn_starts(RULE_SETS[name], players, seed):
+            if YANIV not in view.legal_moves or view.hand_value > view.rules.yaniv_threshold:
                 continue
-            me = game.to_move
-            assert me is not None
-            view = game.view(me)
-            callable_now = YANIV in view.legal_moves
-            if (
-                game.phase == Phase.START
-                and callable_now
-                and view.hand_value <= (view.rules.yaniv_threshold)
-            ):
-                result = game.clone().apply(YANIV)
-                assert result is not None
-                rows.append(
-                    (
-                        yaniv_success_probability(view),
-                        yaniv_success_probability(view, against="expert"),
-                        call_chance(view, rng, worlds),
-                        0.0 if result.assafers else 1.0,
-                    )
+            result = game.clone().apply(YANIV)
+            assert result is not None
+            rows.append(
+                (
+                    yaniv_success_probability(view),
+                    yaniv_success_probability(view, against="expert"),
+                    call_chance(view, rng, worlds),
+                    0.0 if result.assafers else 1.0,
                 )
-            game.apply(bots[me].choose(view))
+            )
     return rows
 
 

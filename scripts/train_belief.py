@@ -28,11 +28,10 @@ from pathlib import Path
 import numpy as np
 import torch
 from build_utility_table import RULE_SETS  # the presets and the house rule set, by name
+from expert_selfplay import turn_starts
 
-from yaniv.bots import belief, get_bot
+from yaniv.bots import belief
 from yaniv.cards import NUM_CARDS, mask_of
-from yaniv.game import Game
-from yaniv.state import Phase
 
 #: Rule set and players, with the share of the games played under it.
 COMBOS = (
@@ -51,23 +50,13 @@ def play(task: tuple[str, int, int, int]) -> list[Example]:
     rules = RULE_SETS[name]
     out: list[Example] = []
     for seed in range(first, first + games):
-        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
-        game = Game.new(rules, players=players, seed=seed)
-        while not game.is_over:
-            if game.phase >= Phase.ROUND_OVER:
-                game.next_round()
-                continue
-            seat = game.to_move
-            assert seat is not None
-            view = game.view(seat)
-            if game.phase == Phase.START:
-                for other in view.active_seats():
-                    known = mask_of(view.known[other])
-                    if other == seat or view.hand_sizes[other] <= len(view.known[other]):
-                        continue
-                    active, scalars = belief.features(view, other)
-                    out.append((active, scalars, mask_of(game.hand(other)) & ~known))
-            game.apply(bots[seat].choose(view))
+        for game, view in turn_starts(rules, players, seed):
+            for other in view.active_seats():
+                if other == view.seat or view.hand_sizes[other] <= len(view.known[other]):
+                    continue
+                active, scalars = belief.features(view, other)
+                hidden = mask_of(game.hand(other)) & ~mask_of(view.known[other])
+                out.append((active, scalars, hidden))
     return out
 
 
@@ -177,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(name, players, figures[f"{name}:{players}"], flush=True)
     out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     state = net.state_dict()
     keys = ("0.weight", "0.bias", "2.weight", "2.bias", "4.weight", "4.bias")
     flat = np.concatenate([state[k].numpy().astype("<f4").ravel() for k in keys])

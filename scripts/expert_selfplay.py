@@ -1,0 +1,33 @@
+"""The expert playing itself, position by position: the data of the belief's training and of
+its benchmarks (benchmarks/belief_brier.py, benchmarks/call_odds.py), one loop for all."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from yaniv.bots import get_bot  # noqa: E402
+from yaniv.game import Game  # noqa: E402
+from yaniv.rules import RuleSet  # noqa: E402
+from yaniv.state import Phase  # noqa: E402
+from yaniv.view import PlayerView  # noqa: E402
+
+
+def turn_starts(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[Game, PlayerView]]:
+    """The game of ``seed`` (the experts seeded ``seed * 8 + seat``) and the view of the seat
+    to move at every turn start, before it moves; the caller may copy the game, not change it."""
+    bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
+    game = Game.new(rules, players=players, seed=seed)
+    while not game.is_over:
+        if game.phase >= Phase.ROUND_OVER:
+            game.next_round()
+            continue
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        if game.phase == Phase.START:
+            yield game, view
+        game.apply(bots[seat].choose(view))
