@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import rule_sets
-from test_bots import _with_events
+from test_bots import _twin, _with_events
 from test_inference import _played
 
 from yaniv import Game
@@ -35,30 +35,15 @@ from yaniv.search import sample_worlds
 from yaniv.view import PlayerView
 
 
-def _twin(game: Game, seed: int) -> tuple[Game, int]:
-    """The same position with the cards the seat to move cannot see dealt otherwise."""
-    me = game.to_move
-    assert me is not None
-    view = game.view(me)
-    hidden = [
-        c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
-    ] + game.stock_top()
-    random.Random(seed).shuffle(hidden)
-    it = iter(hidden)
-    hands = [
-        game.hand(s) if s == me else [c if c in view.known[s] else next(it) for c in game.hand(s)]
-        for s in range(game.n)
-    ]
-    return Game.from_position(game.rules, hands, list(it), game.pile, me, scores=game.scores), me
-
-
 def test_the_belief_never_reads_the_hidden_cards() -> None:
     checked = 0
     for seed in range(6):
         game = _played(RuleSet(), 3, seed, 7)
         if game is None:
             continue
-        other, me = _twin(game, seed)
+        me = game.to_move
+        assert me is not None
+        other = _twin(game, seed)
         view = game.view(me)
         twin = _with_events(other.view(me), view)
         assert [game.hand(s) for s in range(3)] != [other.hand(s) for s in range(3)]

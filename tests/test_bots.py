@@ -84,20 +84,7 @@ def test_bots_never_read_hidden_cards(level: str) -> None:
         me = game.to_move
         assert me is not None
         view = game.view(me)
-        hidden = [
-            c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
-        ] + game.stock_top()
-        shuffled = hidden[:]
-        random.Random(seed).shuffle(shuffled)
-        it = iter(shuffled)
-        hands = []
-        for s in range(game.n):
-            if s == me:
-                hands.append(game.hand(s))
-            else:
-                hands.append([c if c in view.known[s] else next(it) for c in game.hand(s)])
-        stock = list(it)
-        other = Game.from_position(game.rules, hands, stock, game.pile, me, scores=game.scores)
+        other = _twin(game, seed)
         other_view = other.view(me)
         assert other_view.hand == view.hand and other_view.pickable == view.pickable
         # The hidden cards really differ, or the comparison below proves nothing.
@@ -110,6 +97,24 @@ def test_bots_never_read_hidden_cards(level: str) -> None:
         b = get_bot(level, 5).choose(_with_events(other_view, view))
         assert a == b, (level, seed, a, b)
         assert b in other_view.legal_moves
+
+
+def _twin(game: Game, seed: int) -> Game:
+    """The same position, the seat to move's turn, with the cards that seat cannot see (the
+    others' unknown cards and the stock) dealt otherwise by ``seed``."""
+    me = game.to_move
+    assert me is not None
+    view = game.view(me)
+    hidden = [
+        c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
+    ] + game.stock_top()
+    random.Random(seed).shuffle(hidden)
+    it = iter(hidden)
+    hands = [
+        game.hand(s) if s == me else [c if c in view.known[s] else next(it) for c in game.hand(s)]
+        for s in range(game.n)
+    ]
+    return Game.from_position(game.rules, hands, list(it), game.pile, me, scores=game.scores)
 
 
 def _with_events(target: PlayerView, source: PlayerView) -> PlayerView:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,7 +109,7 @@ def _hidden_of(world_hand: tuple[int, ...], known: tuple[int, ...]) -> tuple[int
 
 def test_the_weights_never_read_the_hidden_cards() -> None:
     """Two games that differ only in what the seat cannot see weigh every guess alike."""
-    from test_bots import _with_events
+    from test_bots import _twin, _with_events
 
     for seed in range(5):
         game = _played(RuleSet(), 3, seed, 7)
@@ -119,19 +118,7 @@ def test_the_weights_never_read_the_hidden_cards() -> None:
         me = game.to_move
         assert me is not None
         view = game.view(me)
-        hidden = [
-            c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
-        ] + game.stock_top()
-        shuffled = hidden[:]
-        random.Random(seed).shuffle(shuffled)
-        it = iter(shuffled)
-        hands = [
-            game.hand(s)
-            if s == me
-            else [c if c in view.known[s] else next(it) for c in game.hand(s)]
-            for s in range(game.n)
-        ]
-        other = Game.from_position(game.rules, hands, list(it), game.pile, me, scores=game.scores)
+        other = _twin(game, seed)
         twin = _with_events(other.view(me), view)
         weigh_a, weigh_b = play_weigh(view), play_weigh(twin)
         for world in sample_worlds(view, 30, seed=seed):
