@@ -31,7 +31,7 @@ from ..discards import classify, pickable
 from ..errors import YanivError
 from ..events import Dealt, Discarded, Drew, Slapped
 from ..rules import RuleSet
-from ..search import sample_worlds
+from ..search import Odds, sample_worlds
 from ..view import PlayerView
 
 #: Worlds drawn by ``call_chance``.
@@ -223,15 +223,19 @@ def hand_odds(view: PlayerView, net: BeliefNet | None = None) -> dict[int, list[
 
 
 def call_chance(
-    view: PlayerView, rng: random.Random, worlds: int = CALL_WORLDS, net: BeliefNet | None = None
+    view: PlayerView,
+    rng: random.Random,
+    worlds: int = CALL_WORLDS,
+    odds: Odds | None = None,
 ) -> float:
     """The chance that a Yaniv call now succeeds under the belief: the share of ``worlds``
-    worlds drawn by ``hand_odds`` in which every other active hand is worth more than this
-    seat's (a tie is an Assaf, R15); 0 above the threshold (a deliberate Assaf)."""
+    worlds drawn by ``odds`` (``hand_odds(view)`` where not given) in which every other active
+    hand is worth more than this seat's (a tie is an Assaf, R15); 0 above the threshold (a
+    deliberate Assaf)."""
     mine = view.hand_value
     if mine > view.rules.yaniv_threshold:
         return 0.0
     others = [s for s in view.active_seats() if s != view.seat]
-    drawn = sample_worlds(view, worlds, rng, odds=hand_odds(view, net))
+    drawn = sample_worlds(view, worlds, rng, odds=hand_odds(view) if odds is None else odds)
     wins = sum(all(sum(VALUE[c] for c in w.hands[s]) > mine for s in others) for w in drawn)
     return wins / worlds

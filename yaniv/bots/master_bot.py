@@ -157,14 +157,18 @@ class MasterBot(ExpertBot):
 
     # ------------------------------------------------------------- worlds
 
+    def odds(self, view: PlayerView) -> Odds:
+        """The belief's odds of ``view``, computed once per view searched."""
+        if self._odds is None or self._odds[0] is not view:
+            self._odds = (view, hand_odds(view))
+        return self._odds[1]
+
     def sample(self, view: PlayerView, count: int) -> list[World]:
         """``count`` worlds of ``view``, equally weighted: drawn by the learned belief
         (``belief.hand_odds``), or without it resampled by the opponent model: the low-card
         prior and each opponent's last turn (``inference.play_weigh``)."""
         if self.belief:
-            if self._odds is None or self._odds[0] is not view:
-                self._odds = (view, hand_odds(view))
-            return sample_worlds(view, count, self.rng, odds=self._odds[1])
+            return sample_worlds(view, count, self.rng, odds=self.odds(view))
         weigh = play_weigh(view, self.beta_scale, self.by_play)
         pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=weigh)
         return resample(pool, count, self.rng)
@@ -244,7 +248,7 @@ class MasterBot(ExpertBot):
             return None
         if any(called):
             if self.call_odds == "belief":
-                p = call_chance(view, self.rng)
+                p = call_chance(view, self.rng, odds=self.odds(view))
             else:
                 p = yaniv_success_probability(view)
             value = call_value(view)
