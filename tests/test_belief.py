@@ -161,14 +161,58 @@ def test_weights_that_do_not_fit_are_refused(
     monkeypatch.setattr(belief, "META", meta)
     monkeypatch.setattr(belief, "WEIGHTS", weights)
     belief.shipped.cache_clear()
+    belief._meta.cache_clear()
     try:
         with pytest.raises(BeliefError, match="encoding"):
             belief.shipped()
         meta.unlink()
+        belief._meta.cache_clear()
         with pytest.raises(BeliefError, match="cannot read the belief network"):
             belief.shipped()
     finally:
         belief.shipped.cache_clear()
+        belief._meta.cache_clear()
+
+
+def test_a_calls_chance_is_the_worlds_share_calibrated() -> None:
+    view = _position(["7C"], ["KD", "2S"])
+    raw = call_chance(view, random.Random(5), calibrated=False)
+    a, b = belief.call_calibration()
+    assert a > 0
+    expected = 1 / (1 + math.exp(-(a * belief.logit(raw) + b)))
+    assert call_chance(view, random.Random(5)) == pytest.approx(expected)
+    # The shipped fit moves the middle up (the raw share is under-confident there)...
+    middle = 1 / (1 + math.exp(-(a * belief.logit(0.55) + b)))
+    assert 0.57 < middle < 0.75
+    # ...and keeps the order of any two shares.
+    shares = [i / 20 for i in range(21)]
+    mapped = [a * belief.logit(p) + b for p in shares]
+    assert mapped == sorted(mapped)
+
+
+def test_a_missing_or_bad_call_calibration_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    meta = tmp_path / "belief.json"
+    monkeypatch.setattr(belief, "META", meta)
+    for fitted, words in (
+        (None, "no usable call_calibration"),
+        ({"a": "x", "b": 0}, "no usable call_calibration"),
+        ({"a": -1.0, "b": 0.0}, "expected finite, a > 0"),
+        ({"a": float("nan"), "b": 0.0}, "expected finite, a > 0"),
+    ):
+        content = {"encoding": belief.ENCODING, "hidden": 8}
+        if fitted is not None:
+            content["call_calibration"] = fitted
+        meta.write_text(json.dumps(content))
+        belief._meta.cache_clear()
+        belief.call_calibration.cache_clear()
+        try:
+            with pytest.raises(BeliefError, match=words):
+                belief.call_calibration()
+        finally:
+            belief._meta.cache_clear()
+            belief.call_calibration.cache_clear()
 
 
 def _position(mine: list[str], theirs: list[str]) -> PlayerView:
@@ -182,7 +226,9 @@ def _position(mine: list[str], theirs: list[str]) -> PlayerView:
 def test_a_calls_chance_follows_the_hands_it_is_compared_with() -> None:
     rng = random.Random(3)
     # Five cards are worth at least 3 (two jokers and three aces): an ace's call cannot fail.
-    assert call_chance(_position(["AC"], ["2D", "3D", "4D", "5D", "6D"]), rng, 100) == 1.0
+    sure = _position(["AC"], ["2D", "3D", "4D", "5D", "6D"])
+    assert call_chance(sure, rng, 100, calibrated=False) == 1.0
+    assert call_chance(sure, rng, 100) > 0.99
     # Against one hidden card a 7 may meet a lower one: neither sure nor hopeless.
     assert 0.0 < call_chance(_position(["7C"], ["KD"]), rng, 100) < 1.0
     # Above the threshold a call is a deliberate Assaf.

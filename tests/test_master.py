@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -227,8 +228,9 @@ def test_a_searched_call_is_priced_by_the_coach_in_every_world() -> None:
 
 def test_a_searched_call_may_be_priced_by_the_belief() -> None:
     # call_odds="belief": the chance is the share of the belief's worlds in which the call
-    # succeeds (belief.CALL_WORLDS of them), times the same utility of the two outcomes.
-    from yaniv.bots.belief import CALL_WORLDS
+    # succeeds (belief.CALL_WORLDS of them), calibrated, times the same utility of the two
+    # outcomes.
+    from yaniv.bots.belief import CALL_WORLDS, call_calibration, logit
     from yaniv.bots.coach import call_value
     from yaniv.moves import YANIV
 
@@ -240,7 +242,9 @@ def test_a_searched_call_may_be_priced_by_the_belief() -> None:
     cv = call_value(view)
     p = (values[0][0] - cv.failure) / (cv.success - cv.failure)
     assert 0.0 < p < 1.0
-    assert abs(p * CALL_WORLDS - round(p * CALL_WORLDS)) < 1e-6
+    a, b = call_calibration()
+    raw = 1 / (1 + math.exp(-(logit(p) - b) / a))  # the calibration undone
+    assert abs(raw * CALL_WORLDS - round(raw * CALL_WORLDS)) < 1e-6
 
 
 def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:

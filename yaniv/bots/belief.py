@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from functools import cache
 from operator import mul
 from pathlib import Path
+from typing import Any
 
 from ..cards import NUM_CARDS, VALUE, Card, mask_of
 from ..discards import classify, pickable
@@ -34,8 +35,10 @@ from ..rules import RuleSet
 from ..search import Odds, sample_worlds
 from ..view import PlayerView
 
-#: Worlds drawn by ``call_chance``.
+#: Worlds drawn by ``call_chance``, and half a world's share: how near 0 or 1 a share is
+#: taken to be before it is calibrated.
 CALL_WORLDS = 200
+EDGE = 0.5 / CALL_WORLDS
 
 #: The shipped weights (float32, little-endian, layer by layer) and their shapes and origin.
 WEIGHTS = Path(__file__).with_name("data") / "belief.f32"
@@ -183,10 +186,19 @@ class BeliefNet:
 
 
 @cache
+def _meta() -> dict[str, Any]:
+    try:
+        meta: dict[str, Any] = json.loads(META.read_text())
+    except (OSError, ValueError) as exc:
+        raise BeliefError(f"cannot read the belief network: {exc}") from exc
+    return meta
+
+
+@cache
 def shipped() -> BeliefNet:
     """The shipped network (read once)."""
+    meta = _meta()
     try:
-        meta = json.loads(META.read_text())
         raw = array("f")
         raw.frombytes(WEIGHTS.read_bytes())
     except (OSError, ValueError) as exc:
@@ -197,6 +209,30 @@ def shipped() -> BeliefNet:
             f"{ENCODING}"
         )
     return BeliefNet(int(meta["hidden"]), raw.tolist())
+
+
+@cache
+def call_calibration() -> tuple[float, float]:
+    """``a, b`` of the call chance's calibration, ``sigmoid(a * logit(raw) + b)``, fitted by
+    ``scripts/fit_call_calibration.py`` and shipped in the belief's metadata."""
+    try:
+        fitted = _meta()["call_calibration"]
+        a, b = float(fitted["a"]), float(fitted["b"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BeliefError(
+            f"the belief's metadata has no usable call_calibration ({exc!r:.60}): run "
+            "scripts/fit_call_calibration.py"
+        ) from exc
+    if not (math.isfinite(a) and math.isfinite(b) and a > 0):
+        raise BeliefError(f"the belief's call_calibration a={a!r}, b={b!r}: expected finite, a > 0")
+    return a, b
+
+
+def logit(p: float) -> float:
+    """``log(p / (1 - p))`` of a share of worlds, kept off 0 and 1 by half a world of
+    ``CALL_WORLDS``."""
+    p = min(max(p, EDGE), 1.0 - EDGE)
+    return math.log(p / (1.0 - p))
 
 
 def chances(view: PlayerView, seat: int, net: BeliefNet | None = None) -> list[float]:
@@ -227,15 +263,20 @@ def call_chance(
     rng: random.Random,
     worlds: int = CALL_WORLDS,
     odds: Odds | None = None,
+    calibrated: bool = True,
 ) -> float:
     """The chance that a Yaniv call now succeeds under the belief: the share of ``worlds``
     worlds drawn by ``odds`` (``hand_odds(view)`` where not given) in which every other active
-    hand is worth more than this seat's (a tie is an Assaf, R15); 0 above the threshold (a
-    deliberate Assaf)."""
+    hand is worth more than this seat's (a tie is an Assaf, R15), calibrated on the expert's
+    self-play (``call_calibration``; the raw share is under-confident in the middle) unless
+    ``calibrated`` is false; 0 above the threshold (a deliberate Assaf)."""
     mine = view.hand_value
     if mine > view.rules.yaniv_threshold:
         return 0.0
     others = [s for s in view.active_seats() if s != view.seat]
     drawn = sample_worlds(view, worlds, rng, odds=hand_odds(view) if odds is None else odds)
     wins = sum(all(sum(VALUE[c] for c in w.hands[s]) > mine for s in others) for w in drawn)
-    return wins / worlds
+    if not calibrated:
+        return wins / worlds
+    a, b = call_calibration()
+    return 1.0 / (1.0 + math.exp(-(a * logit(wins / worlds) + b)))

@@ -20,11 +20,12 @@ the limit and the end mode of the rules; a game that ends counts 1 for a win (sh
 and 0 for a loss. A call in doubt is not played out in the searched worlds (too few for a
 showdown's noise): it is worth its chance of success times the utility of its two outcomes
 (``coach.call_value``), against the turns' rollouts; the chance is counted in 200 worlds of the
-belief (``belief.call_chance``), or with ``call_odds='coach'`` is the coach's calibrated odds. The
-default is the coach's verdict on the call, else the heuristic's turn; another candidate replaces
-it only if it is better by ``margin`` and by ``z`` standard errors of the paired difference over
-the same worlds (``Z``): without that test a small budget's noise made the master far weaker than
-the expert (32.5 % of 200 two-player games at 20 ms).
+belief and calibrated on the expert's self-play (``belief.call_chance``), or with
+``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
+call, else the heuristic's turn; another candidate replaces it only if it is better by
+``margin`` and by ``z`` standard errors of the paired difference over the same worlds
+(``Z``): without that test a small budget's noise made the master far weaker than the expert
+(32.5 % of 200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
