@@ -135,6 +135,7 @@ class MasterBot(ExpertBot):
         by_play: bool = True,
         belief: bool = True,
         call_odds: str = "belief",
+        judged_calls: bool = False,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -148,6 +149,7 @@ class MasterBot(ExpertBot):
         if call_odds not in ("coach", "belief"):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
+        self.judged_calls = judged_calls  # rollout calls by a quick chance, not by CALL_AT
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:
@@ -241,7 +243,7 @@ class MasterBot(ExpertBot):
                     for _ in range(cap):
                         if g.phase >= Phase.ROUND_OVER:
                             break
-                        rollout_turn(g, me, self.w_now, self.others_weight)
+                        rollout_turn(g, me, self.w_now, self.others_weight, self.judged_calls)
                         used += 1
                     values[i].append(self.judge(g, me))
                 done += 1

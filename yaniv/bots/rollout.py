@@ -4,7 +4,10 @@ three, so that none imports another for it."""
 
 from __future__ import annotations
 
-from ..cards import Card
+import math
+from functools import cache
+
+from ..cards import VALUE, Card, deck
 from ..discards import legal_discards
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Discard
@@ -12,13 +15,71 @@ from . import heuristics as H
 
 #: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
 CALL_AT = (0, 1, 3, 5, 7, 7, 7, 7, 7, 7, 7, 7)
+#: With ``judged_calls``, a rollout player calls where ``quick_call_chance`` is at least
+#: ``CALL_CHANCE``, each unseen card's value drawn with likelihood ``exp(-CALL_BETA * value)``
+#: (the low cards that players keep). Fitted to the expert's calls on its self-play (standard
+#: rules, 1,747 callable positions in 2 players, 1,833 in 4): the rule agrees with the
+#: expert's choice at 84 % and 90 % of them, ``CALL_AT`` at 76 % and 84 %.
+CALL_CHANCE = 0.915
+CALL_BETA = 0.2
+#: Unseen cards beyond which ``_above`` is not tabled (a hand of more is as good as certain
+#: to be worth more than a call's threshold).
+_MOST_UNSEEN = 12
 
 
-def rollout_turn(g: Game, me: int, w_me: float, w_others: float = H.SHED_WEIGHT) -> None:
+@cache
+def _above(jokers: int) -> tuple[tuple[float, ...], ...]:
+    """Per count ``k`` of unseen cards (0..``_MOST_UNSEEN``), per total ``x``: the chance that
+    ``k`` cards drawn (with replacement, by the low-card likelihood) are worth more than ``x``."""
+    weights = [0.0] * 11
+    for c in deck(jokers):
+        weights[VALUE[c]] += math.exp(-CALL_BETA * VALUE[c])
+    total = sum(weights)
+    card = [w / total for w in weights]
+    tables = []
+    dist = [1.0]  # of the sum of k cards
+    for _ in range(_MOST_UNSEEN + 1):
+        tail, above = [0.0] * len(dist), 0.0
+        for x in range(len(dist) - 1, -1, -1):
+            tail[x] = above
+            above += dist[x]
+        tables.append(tuple(tail))
+        nxt = [0.0] * (len(dist) + 10)
+        for s, p in enumerate(dist):
+            for v, q in enumerate(card):
+                nxt[s + v] += p * q
+        dist = nxt
+    return tuple(tables)
+
+
+def quick_call_chance(g: Game, p: int) -> float:
+    """A fast guess at the chance that seat ``p`` calling now succeeds, from what it can see
+    of each opponent (its cards known from the pile and how many others it holds)."""
+    tables = _above(g.rules.jokers)
+    mine = g.values[p]
+    chance = 1.0
+    for s in range(g.n):
+        if s == p or g.out[s]:
+            continue
+        known = g.known[s]
+        seen = sum(VALUE[c] for c in range(len(VALUE)) if known >> c & 1) if known else 0
+        unseen = g.counts[s] - known.bit_count()
+        x = mine - seen
+        if x < 0:
+            continue
+        table = tables[min(unseen, _MOST_UNSEEN)]
+        chance *= table[x] if x < len(table) else 0.0
+    return chance
+
+
+def rollout_turn(
+    g: Game, me: int, w_me: float, w_others: float = H.SHED_WEIGHT, judged_calls: bool = False
+) -> None:
     """One whole turn of the fast heuristic for the seat to move, on the raw game.
 
     Seat ``me`` judges hands with weight ``w_me``, the others with ``w_others`` (by default
-    like the medium level).
+    like the medium level). A call is made by ``CALL_AT`` (the fewest cards an opponent holds),
+    or with ``judged_calls`` by ``quick_call_chance`` (closer to the expert's calls).
     """
     p = g.to_move
     assert p is not None  # a rollout stops when the round is over
@@ -26,8 +87,12 @@ def rollout_turn(g: Game, me: int, w_me: float, w_others: float = H.SHED_WEIGHT)
     rules = g.rules
     value = g.values[p]
     if g.can_yaniv() and value <= rules.yaniv_threshold:
-        fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
-        if value <= min(CALL_AT[min(fewest, 11)], rules.yaniv_threshold):
+        if judged_calls:
+            call = quick_call_chance(g, p) >= CALL_CHANCE
+        else:
+            fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
+            call = value <= min(CALL_AT[min(fewest, 11)], rules.yaniv_threshold)
+        if call:
             g.apply(YANIV)
             return
     hand = g.hands[p]
