@@ -12,7 +12,8 @@ round, the coach's model) and of its last turn (how likely that discard and draw
 those cards: ``inference.play_weigh``; sampling-importance-resampling). Either way the worlds used
 are equally weighted. In every world it plays each candidate turn (the heuristic's best
 ``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
-seat (the others judging hands with the expert's shed weight, as the expert does). All candidates
+seat (the others judging hands with the expert's shed weight, as the expert does; a call made
+where ``rollout.quick_call_chance`` is high, as the expert's are). All candidates
 share each world, its stock order and its chance (common random numbers), so their difference is
 measured on the same deals. Each finished round is judged by the game-level utility
 (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the bonus,
@@ -135,7 +136,7 @@ class MasterBot(ExpertBot):
         by_play: bool = True,
         belief: bool = True,
         call_odds: str = "belief",
-        judged_calls: bool = False,
+        judged_calls: bool = True,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -149,7 +150,7 @@ class MasterBot(ExpertBot):
         if call_odds not in ("coach", "belief"):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
-        self.judged_calls = judged_calls  # rollout calls by a quick chance, not by CALL_AT
+        self.judged_calls = judged_calls  # rollout calls by a quick chance (False: by CALL_AT)
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:

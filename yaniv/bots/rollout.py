@@ -87,8 +87,8 @@ def rollout_turn(
     rules = g.rules
     value = g.values[p]
     if g.can_yaniv() and value <= rules.yaniv_threshold:
-        if judged_calls:
-            call = quick_call_chance(g, p) >= CALL_CHANCE
+        if judged_calls:  # an empty hand has nothing to lay: calling is its one move
+            call = not g.hands[p] or quick_call_chance(g, p) >= CALL_CHANCE
         else:
             fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
             call = value <= min(CALL_AT[min(fewest, 11)], rules.yaniv_threshold)
