@@ -28,11 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from build_utility_table import RULE_SETS  # noqa: E402
-from expert_selfplay import turn_starts  # noqa: E402
+from expert_selfplay import call_positions  # noqa: E402
 
 from yaniv.bots.belief import call_chance  # noqa: E402
 from yaniv.bots.coach import yaniv_success_probability  # noqa: E402
-from yaniv.moves import YANIV  # noqa: E402
 
 JUDGES = ("coach", "coach-x", "belief")
 
@@ -43,17 +42,13 @@ def collect(name: str, players: int, games: int, worlds: int) -> list[tuple[floa
     for i in range(games):
         seed = 8_000_000 + i
         rng = random.Random(seed)
-        for game, view in turn_starts(RULE_SETS[name], players, seed):
-            if YANIV not in view.legal_moves or view.hand_value > view.rules.yaniv_threshold:
-                continue
-            result = game.clone().apply(YANIV)
-            assert result is not None
+        for view, succeeded in call_positions(RULE_SETS[name], players, seed):
             rows.append(
                 (
                     yaniv_success_probability(view),
                     yaniv_success_probability(view, against="expert"),
                     call_chance(view, rng, worlds),
-                    0.0 if result.assafers else 1.0,
+                    1.0 if succeeded else 0.0,
                 )
             )
     return rows

@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from yaniv.bots import get_bot  # noqa: E402
 from yaniv.game import Game  # noqa: E402
+from yaniv.moves import YANIV  # noqa: E402
 from yaniv.rules import RuleSet  # noqa: E402
 from yaniv.state import Phase  # noqa: E402
 from yaniv.view import PlayerView  # noqa: E402
@@ -31,3 +32,14 @@ def turn_starts(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[Game,
         if game.phase == Phase.START:
             yield game, view
         game.apply(bots[seat].choose(view))
+
+
+def call_positions(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[PlayerView, bool]]:
+    """Of ``turn_starts``, the views where the seat to move may call Yaniv at or under the
+    threshold, each with whether the call succeeds (tried on a copy of the real game)."""
+    for game, view in turn_starts(rules, players, seed):
+        if YANIV not in view.legal_moves or view.hand_value > rules.yaniv_threshold:
+            continue
+        result = game.clone().apply(YANIV)
+        assert result is not None
+        yield view, not result.assafers

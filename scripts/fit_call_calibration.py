@@ -26,10 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_utility_table import RULE_SETS  # noqa: E402
-from expert_selfplay import turn_starts  # noqa: E402
+from expert_selfplay import call_positions  # noqa: E402
 
 from yaniv.bots.belief import CALL_WORLDS, META, call_chance, logit  # noqa: E402
-from yaniv.moves import YANIV  # noqa: E402
 
 #: Rule set, players and a share of the games (as in the belief's training).
 COMBOS = (
@@ -52,13 +51,9 @@ def collect(name: str, players: int, games: int, first: int) -> list[tuple[float
     rows: list[tuple[float, float]] = []
     for seed in range(first, first + games):
         rng = random.Random(seed)
-        for game, view in turn_starts(RULE_SETS[name], players, seed):
-            if YANIV not in view.legal_moves or view.hand_value > view.rules.yaniv_threshold:
-                continue
-            result = game.clone().apply(YANIV)
-            assert result is not None
+        for view, succeeded in call_positions(RULE_SETS[name], players, seed):
             raw = call_chance(view, rng, CALL_WORLDS, calibrated=False)
-            rows.append((raw, 0.0 if result.assafers else 1.0))
+            rows.append((raw, 1.0 if succeeded else 0.0))
     return rows
 
 

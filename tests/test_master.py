@@ -117,26 +117,14 @@ def test_master_takes_a_sure_winning_yaniv() -> None:
 
 def test_master_never_reads_hidden_cards() -> None:
     """Positions that differ only in what the seat cannot see give the same move."""
-    from test_bots import _mid_round, _with_events
+    from test_bots import _mid_round, _twin, _with_events
 
     for seed in range(3):
         game = _mid_round(seed)
         me = game.to_move
         assert me is not None
         view = game.view(me)
-        hidden = [
-            c for s in range(game.n) if s != me for c in game.hand(s) if c not in view.known[s]
-        ] + game.stock_top()
-        shuffled = hidden[:]
-        random.Random(seed).shuffle(shuffled)
-        it = iter(shuffled)
-        hands = [
-            game.hand(s)
-            if s == me
-            else [c if c in view.known[s] else next(it) for c in game.hand(s)]
-            for s in range(game.n)
-        ]
-        other = Game.from_position(game.rules, hands, list(it), game.pile, me, scores=game.scores)
+        other = _twin(game, seed)
         assert [other.hand(s) for s in range(game.n)] != [game.hand(s) for s in range(game.n)]
         a = MasterBot(5, think_ms=FAST).choose(view)
         b = MasterBot(5, think_ms=FAST).choose(_with_events(other.view(me), view))

@@ -62,9 +62,8 @@ def quick_call_chance(g: Game, p: int) -> float:
         if s == p or g.out[s]:
             continue
         known = g.known[s]
-        seen = sum(VALUE[c] for c in range(len(VALUE)) if known >> c & 1) if known else 0
         unseen = g.counts[s] - known.bit_count()
-        x = mine - seen
+        x = mine - H.mask_value(known)
         if x < 0:
             continue
         table = tables[min(unseen, _MOST_UNSEEN)]
