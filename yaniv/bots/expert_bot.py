@@ -24,7 +24,6 @@ import random
 from collections.abc import Sequence
 
 from ..cards import VALUE, Card, mask_of
-from ..discards import legal_discards
 from ..errors import YanivError
 from ..events import Discarded
 from ..game import Game, Phase
@@ -40,6 +39,7 @@ from .coach import (
     should_call,
     yaniv_success_probability,
 )
+from .heuristics import BONUS_PULL
 from .medium_bot import deliberate_pays, heuristic_move
 from .rollout import rollout_turn
 
@@ -50,14 +50,6 @@ EXPERT_SHED_WEIGHT = 1.0
 DRAW_FIRST_SHED_WEIGHT = 0.55
 #: Turns played in a rollout before the round is judged by the hands.
 ROLLOUT_TURNS = 24
-#: Weight of the bonus pull (R18): aiming the hand I hold after my turn at the value that lands
-#: my score exactly on a bonus target should another player end the round. Measured in the
-#: arena against medium, seed 1, with the coach of 73192b5: 4 players 43.6% of 1000 games
-#: (27.3% of 300 without the pull), 2 players 68.4% of 1000.
-BONUS_PULL = 1.0
-#: Rough chance, by an opponent's hand size (0..5 cards), that it ends the round before my next
-#: turn.
-HAZARD = (0.0, 0.3, 0.18, 0.08, 0.03, 0.01)
 #: Turns per player still in the round after which the round counts as stalled: players who
 #: each aim at a bonus target, or trade the same cards through the pile, can keep a round going
 #: for ever (hundreds of arena games hit the move cap). A stalled expert races: it sheds points
@@ -107,133 +99,13 @@ def outcome(g: Game, me: int, others: Sequence[int], before: Sequence[int]) -> f
 def bonus_pull(view: PlayerView, weight: float = BONUS_PULL) -> tuple[int, float] | None:
     """The hand value that lands my score exactly on a bonus score (R18) if another player
     ends the round before my next turn, and what landing there is worth, weighed by the chance
-    that this happens; None where no bonus is in reach.
-
-    The bonus scores are the targets of ``halve`` (worth half the target) or the multiples of
-    ``bonus_step`` of ``subtract`` (worth ``bonus_amount``). An opponent whose cards seen taken
-    from the pile alone are over the threshold cannot call at its next turn (unless calls above
-    it are allowed), so it ends no round before mine.
-    """
-    rules = view.rules
-    if rules.bonus == "none":
-        return None
-    stay = 1.0
-    for s in view.active_seats():
-        if s == view.seat:
-            continue
-        known = sum(VALUE[c] for c in view.known[s])
-        if known > rules.yaniv_threshold and not rules.yaniv_above_threshold:
-            continue
-        stay *= 1 - HAZARD[min(view.hand_sizes[s], len(HAZARD) - 1)]
-    score = view.scores[view.seat]
-    if rules.bonus == "halve":
-        for t in rules.bonus_targets:
-            need = t - score
-            if 0 < need <= 50:
-                return need, weight * (t - t // 2) * (1 - stay)
-        return None
-    step = rules.bonus_step
-    need = step - score % step  # the next multiple of bonus_step above my score
-    if need <= 50:
-        return need, weight * rules.bonus_amount * (1 - stay)
-    return None
-
-
-def _pulled_stock(
-    rest: int,
-    vr: int,
-    rules: RuleSet,
-    dist: Sequence[float],
-    w: float,
-    need: int,
-    worth: float,
-) -> float:
-    """``H.stock_eval`` of the hand ``rest`` (value ``vr``) before a stock draw, less the pull's
-    ``worth`` by the chance that the card drawn makes the hand's value ``need``."""
-    e = H.stock_eval(rest, vr, rules, dist, w)
-    if 0 <= need - vr <= 10:
-        e -= worth * dist[need - vr]
-    return e
-
-
-def pulled_plans(
-    plans: list[tuple[float, Discard, Card | None]],
-    hand: int,
-    value: int,
-    pickable: Sequence[Card],
-    stock_ok: bool,
-    rules: RuleSet,
-    dist: Sequence[float],
-    collects: int,
-    w: float,
-    need: int,
-    worth: float,
-) -> list[tuple[float, Discard, Card | None]]:
-    """``H.plan_discard_first``'s plans re-judged with the bonus pull: a hand of value ``need``
-    after the draw is worth ``worth`` (a stock draw by the chance of its value), best first."""
-    out: list[tuple[float, Discard, Card | None]] = []
-    for _, d, _ in plans:
-        rest = hand ^ d.mask
-        vr = value - H.mask_value(d.mask)
-        best = 1e9
-        draw: Card | None = None
-        if stock_ok:
-            best = _pulled_stock(rest, vr, rules, dist, w, need, worth)
-        for c in pickable:
-            e = H.hand_eval(rest | 1 << c, vr + VALUE[c], rules, w)
-            if vr + VALUE[c] == need:
-                e -= worth
-            if e < best:
-                best, draw = e, c
-        best += H.feed_penalty(d, rules, collects, 1.0)
-        out.append((best, d, draw))
-    out.sort(key=lambda p: p[0])
-    return out
-
-
-def pulled_discards(
-    options: list[tuple[float, Discard]], value: int, need: int, worth: float
-) -> list[tuple[float, Discard]]:
-    """``H.best_discard_after_draw``'s options (the card drawn already in ``value``) re-judged
-    with the bonus pull: a hand left of value ``need`` is worth ``worth``; best first."""
-    out = [(e - (worth if value - H.mask_value(d.mask) == need else 0.0), d) for e, d in options]
-    out.sort(key=lambda p: p[0])
-    return out
-
-
-def pulled_draw_first(
-    hand: int,
-    value: int,
-    pickable: Sequence[Card],
-    stock_ok: bool,
-    rules: RuleSet,
-    dist: Sequence[float],
-    collects: int,
-    w: float,
-    need: int,
-    worth: float,
-) -> list[tuple[float, Card | None]]:
-    """``H.draw_first_options`` with the bonus pull: each draw judged by its best discard
-    after it, a hand left of value ``need`` worth ``worth`` (after a stock draw, by the chance
-    that the card drawn makes it); best first."""
-    out: list[tuple[float, Card | None]] = []
-    if stock_ok:
-        best = 1e9
-        for d in legal_discards(hand, rules):
-            if d.mask == hand:
-                continue
-            vr = value - H.mask_value(d.mask)
-            best = min(best, _pulled_stock(hand ^ d.mask, vr, rules, dist, w, need, worth))
-        if best == 1e9:  # a single card: whatever is drawn, one of the two goes
-            best = H.stock_eval(hand, value, rules, dist, w)
-        out.append((best, None))
-    for c in pickable:
-        v = value + VALUE[c]
-        ds = H.best_discard_after_draw(hand | 1 << c, v, c, rules, collects, 1.0, w)
-        ds = pulled_discards(ds, v, need, worth)
-        out.append((ds[0][0] if ds else 1e9, c))
-    out.sort(key=lambda p: p[0])
-    return out
+    that this happens; None where no bonus is in reach (``H.pull_target``)."""
+    others = [
+        (view.hand_sizes[s], sum(VALUE[c] for c in view.known[s]))
+        for s in view.active_seats()
+        if s != view.seat
+    ]
+    return H.pull_target(view.rules, view.scores[view.seat], others, weight)
 
 
 @register("expert")
@@ -307,7 +179,7 @@ class ExpertBot:
                     1.0,
                     self.w_now,
                 )
-                for _, d in pulled_discards(options, view.hand_value, *pull):
+                for _, d in H.pulled_discards(options, view.hand_value, *pull):
                     if d in moves:
                         return d
             return heuristic_move(view, self.rng, 1.0, self.w_now)
@@ -332,7 +204,7 @@ class ExpertBot:
             )
             pull = bonus_pull(view, self.pull) if self.pull else None
             if pull is not None:
-                plans = pulled_plans(
+                plans = H.pulled_plans(
                     plans,
                     hand,
                     value,
@@ -357,7 +229,7 @@ class ExpertBot:
                     hand, value, view.pickable, stock_ok, rules, dist, collects, 1.0, self.w_now
                 )
                 if pull is None
-                else pulled_draw_first(
+                else H.pulled_draw_first(
                     hand, value, view.pickable, stock_ok, rules, dist, collects, self.w_now, *pull
                 )
             )

@@ -137,6 +137,7 @@ class MasterBot(ExpertBot):
         belief: bool = True,
         call_odds: str = "belief",
         judged_calls: bool = True,
+        like_expert: bool = False,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -151,6 +152,7 @@ class MasterBot(ExpertBot):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
         self.judged_calls = judged_calls  # rollout calls by a quick chance (False: by CALL_AT)
+        self.like_expert = like_expert  # rollout turns with the expert's feed penalty and pull
         self.close = CLOSE
         self.sure = SURE
         if not think_ms > 0:
@@ -244,7 +246,14 @@ class MasterBot(ExpertBot):
                     for _ in range(cap):
                         if g.phase >= Phase.ROUND_OVER:
                             break
-                        rollout_turn(g, me, self.w_now, self.others_weight, self.judged_calls)
+                        rollout_turn(
+                            g,
+                            me,
+                            self.w_now,
+                            self.others_weight,
+                            self.judged_calls,
+                            self.like_expert,
+                        )
                         used += 1
                     values[i].append(self.judge(g, me))
                 done += 1

@@ -71,14 +71,30 @@ def quick_call_chance(g: Game, p: int) -> float:
     return chance
 
 
+def next_in(g: Game, p: int) -> int:
+    """The seat after ``p`` still in the game."""
+    s = (p + 1) % g.n
+    while g.out[s]:
+        s = (s + 1) % g.n
+    return s
+
+
 def rollout_turn(
-    g: Game, me: int, w_me: float, w_others: float = H.SHED_WEIGHT, judged_calls: bool = False
+    g: Game,
+    me: int,
+    w_me: float,
+    w_others: float = H.SHED_WEIGHT,
+    judged_calls: bool = False,
+    like_expert: bool = False,
 ) -> None:
     """One whole turn of the fast heuristic for the seat to move, on the raw game.
 
     Seat ``me`` judges hands with weight ``w_me``, the others with ``w_others`` (by default
     like the medium level). A call is made by ``CALL_AT`` (the fewest cards an opponent holds),
-    or with ``judged_calls`` by ``quick_call_chance`` (closer to the expert's calls).
+    or with ``judged_calls`` by ``quick_call_chance`` (closer to the expert's calls). With
+    ``like_expert`` the turn is the expert's: a discard that feeds the next seat is penalised
+    (``H.feed_penalty`` toward its known cards) and the hand is pulled toward a bonus score
+    (``H.pull_target``).
     """
     p = g.to_move
     assert p is not None  # a rollout stops when the round is over
@@ -96,21 +112,30 @@ def rollout_turn(
             return
     hand = g.hands[p]
     stock_ok = bool(g.stock)
+    collects = 0
+    pull: tuple[int, float] | None = None
+    if like_expert:
+        collects = g.known[next_in(g, p)]
+        others = [
+            (g.counts[s], H.mask_value(g.known[s])) for s in range(g.n) if s != p and not g.out[s]
+        ]
+        pull = H.pull_target(rules, g.scores[p], others, H.BONUS_PULL)
     if not rules.draw_first:
         best = 1e9
         pick: Discard | None = None
         draw: Card | None = None
         pickable = g.pickable
         for d in legal_discards(hand, rules):
-            e, dr = H.draw_choice(
-                hand ^ d.mask,
-                value - H.mask_value(d.mask),
-                pickable,
-                stock_ok,
-                rules,
-                H.DECK_DIST,
-                w,
-            )
+            rest = hand ^ d.mask
+            vr = value - H.mask_value(d.mask)
+            if pull is None:
+                e, dr = H.draw_choice(rest, vr, pickable, stock_ok, rules, H.DECK_DIST, w)
+            else:
+                e, dr = H.pulled_draw_choice(
+                    rest, vr, pickable, stock_ok, rules, H.DECK_DIST, w, *pull
+                )
+            if like_expert:
+                e += H.feed_penalty(d, rules, collects)
             if e < best:
                 best, pick, draw = e, d, dr
         assert pick is not None
@@ -121,9 +146,19 @@ def rollout_turn(
         if g.phase == Phase.SLAP:
             g.apply(SLAPS[g.drawn])
         return
-    opts = H.draw_first_options(hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, w=w)
+    feed = 1.0 if like_expert else 0.0
+    if pull is None:
+        opts = H.draw_first_options(
+            hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, collects, feed, w
+        )
+    else:
+        opts = H.pulled_draw_first(
+            hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, collects, w, *pull
+        )
     card = opts[0][1]
     g.apply(DRAW_STOCK if card is None else DRAWS[card])
     hand = g.hands[p]
-    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules, w=w)
+    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules, collects, feed, w)
+    if pull is not None:
+        ds = H.pulled_discards(ds, g.values[p], *pull)
     g.apply(ds[0][1])
