@@ -12,8 +12,9 @@ round, the coach's model) and of its last turn (how likely that discard and draw
 those cards: ``inference.play_weigh``; sampling-importance-resampling). Either way the worlds used
 are equally weighted. In every world it plays each candidate turn (the heuristic's best
 ``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
-seat (the others judging hands with the expert's shed weight, as the expert does; a call made
-where ``rollout.quick_call_chance`` is high, as the expert's are). All candidates
+seat (the others judging hands with the expert's shed weight, as the expert does; with its feed
+penalty and bonus pull, so that 97-100 % of its turns are the expert's; a call made where
+``rollout.quick_call_chance`` is high, as the expert's are). All candidates
 share each world, its stock order and its chance (common random numbers), so their difference is
 measured on the same deals. Each finished round is judged by the game-level utility
 (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the bonus,
@@ -137,7 +138,7 @@ class MasterBot(ExpertBot):
         belief: bool = True,
         call_odds: str = "belief",
         judged_calls: bool = True,
-        like_expert: bool = False,
+        like_expert: bool = True,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
