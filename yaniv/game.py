@@ -860,12 +860,17 @@ class Game:
         self.pile = self.pile[-1:]
         self.kinds = self.kinds[-1:]
 
-    def _end_turn(self, p: int) -> None:
-        """The turn passes to the next seat after ``p`` that is still in the game."""
+    def next_seat(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` that is still in the game."""
         n = self.n
-        nxt = (p + 1) % n
+        nxt = (seat + 1) % n
         while self.out[nxt]:
             nxt = (nxt + 1) % n
+        return nxt
+
+    def _end_turn(self, p: int) -> None:
+        """The turn passes to the next seat after ``p`` that is still in the game."""
+        nxt = self.next_seat(p)
         group = self.pile[-1]
         # A single card is its own pickable (D.pickable's first case), without a call.
         self.pickable = (

@@ -71,14 +71,6 @@ def quick_call_chance(g: Game, p: int) -> float:
     return chance
 
 
-def next_in(g: Game, p: int) -> int:
-    """The seat after ``p`` still in the game."""
-    s = (p + 1) % g.n
-    while g.out[s]:
-        s = (s + 1) % g.n
-    return s
-
-
 def rollout_turn(
     g: Game,
     me: int,
@@ -115,7 +107,7 @@ def rollout_turn(
     collects = 0
     pull: tuple[int, float] | None = None
     if like_expert:
-        collects = g.known[next_in(g, p)]
+        collects = g.known[g.next_seat(p)]
         others = [
             (g.counts[s], H.mask_value(g.known[s])) for s in range(g.n) if s != p and not g.out[s]
         ]
