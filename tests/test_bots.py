@@ -231,7 +231,7 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
 
 def test_expert_aims_its_hand_at_a_bonus_target_under_draw_first() -> None:
     from yaniv.bots import heuristics as H
-    from yaniv.bots.expert_bot import ExpertBot, pulled_discards
+    from yaniv.bots.expert_bot import ExpertBot
 
     rules = RuleSet.preset("draw_first")
 
@@ -258,8 +258,8 @@ def test_expert_aims_its_hand_at_a_bonus_target_under_draw_first() -> None:
     options = H.best_discard_after_draw(hand, 22, parse_card("AC"), rules)
     second = options[1][1]
     need = 22 - H.mask_value(second.mask)
-    assert pulled_discards(options, 22, need, 100.0)[0][1] == second
-    assert pulled_discards(options, 22, need, 0.0) == options
+    assert H.pulled_discards(options, 22, need, 100.0)[0][1] == second
+    assert H.pulled_discards(options, 22, need, 0.0) == options
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.differences()) or "standard")
