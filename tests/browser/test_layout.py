@@ -6,10 +6,11 @@ viewer, the stock's count beside its card; screenshots for docs/screenshots.md."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, WebSocketRoute, expect
 
 from browser.a11y import assert_no_violations
 from browser.browser_support import Server, no_page_errors
@@ -168,5 +169,90 @@ def test_seats_sit_clockwise_from_the_viewer(
           return { top: r.top, bottom: r.bottom }; })"""
     )
     assert count["top"] >= card["bottom"] - 1, (card, count)
+    no_page_errors(page)
+    context.close()
+
+
+# A run of five on the pile over older discards: the widest pile a round can show
+FIVE_RUN = ["3C", "4C", "5C", "6C", "7C"]
+
+
+def _with_five_run(message: str) -> str:
+    """A state message with the pile's top group made a run of five, the ends to take."""
+    data = json.loads(message)
+    data["view"]["pile"] = [["KS"], ["9D"], FIVE_RUN]
+    data["view"]["pickable"] = [FIVE_RUN[0], FIVE_RUN[-1]]
+    return json.dumps(data)
+
+
+def _show_five_run(route: WebSocketRoute) -> None:
+    """The first state, with the run on the pile; the later ones and their deltas are held
+    back, so that the page stays on it while the bots play on."""
+    shown: list[bool] = []
+
+    def to_page(message: str | bytes) -> None:
+        kind = json.loads(message).get("type") if isinstance(message, str) else None
+        if kind not in ("state", "delta"):
+            route.send(message)
+        elif kind == "state" and not shown and isinstance(message, str):
+            shown.append(True)
+            route.send(_with_five_run(message))
+
+    server = route.connect_to_server()
+    route.on_message(server.send)
+    server.on_message(to_page)
+
+
+@pytest.mark.parametrize(
+    ("lang", "size"), [("en", "desktop"), ("he", "desktop"), ("en", "phone"), ("he", "small")]
+)
+def test_a_five_card_pile_stays_beside_the_stock(
+    browser: Browser, server: Server, lang: str, size: str
+) -> None:
+    """At a four-seat table a run of five side by side was wider than the centre, and the pile
+    fell under the stock (a CI run saw both centred on one line); the group fans instead, every
+    card's corner index in sight, in either direction. The page is shown one state with such a
+    pile and kept on it."""
+    context = context_for(browser, lang, size)
+    page = new_page(context)
+    page.route_web_socket("**/ws/**", _show_five_run)  # the page is shown the run
+    start_game(page, server.url, "Noa", opponents=3)
+    expect(page.locator(".pile .card")).to_have_count(5)
+    expect(page.locator(".pile .older")).to_be_visible()
+    page.locator(".centre").scroll_into_view_if_needed()
+    layout = page.evaluate(
+        """async () => {
+          await Promise.allSettled(document.getAnimations().map(a => a.finished));
+          const box = (e) => { const r = e.getBoundingClientRect();
+            return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }; };
+          const cards = [...document.querySelectorAll(".pile .card")];
+          return {
+            stock: box(document.querySelector(".stock-card")),
+            pile: cards.map(box).reduce((a, b) => ({ left: Math.min(a.left, b.left),
+              right: Math.max(a.right, b.right), top: Math.min(a.top, b.top),
+              bottom: Math.max(a.bottom, b.bottom) })),
+            felt: box(document.querySelector(".felt")),
+            // what shows at each card's top corner, where its index is printed: the card, or
+            // the class of what covers it
+            corners: cards.map((c) => { const r = c.getBoundingClientRect();
+              const hit = document.elementFromPoint(r.left + r.width * 0.12,
+                r.top + r.height * 0.12);
+              const card = hit && hit.closest(".card");
+              return card === c || (card ? card.className : String(hit)); }),
+          }; }"""
+    )
+    stock, pile, felt = layout["stock"], layout["pile"], layout["felt"]
+    assert pile["top"] < stock["bottom"] and pile["bottom"] > stock["top"], (
+        "the pile is not beside the stock",
+        layout,
+    )
+    if lang == "he":
+        assert pile["right"] <= stock["left"], layout
+    else:
+        assert stock["right"] <= pile["left"], layout
+    assert felt["left"] <= min(pile["left"], stock["left"]), layout
+    assert max(pile["right"], stock["right"]) <= felt["right"], layout
+    assert all(shown is True for shown in layout["corners"]), layout["corners"]
+    assert no_sideways_scroll(page)
     no_page_errors(page)
     context.close()

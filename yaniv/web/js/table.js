@@ -651,16 +651,21 @@ export class TableScreen {
         // the count under the card, not over it (the button's name says it to a reader)
         h("span", { class: "count", "aria-hidden": "true", text: num(v.stock_size) })),
       h("div", { class: "pile", role: "group", "aria-label": t("table.pile") },
-        older > 0 ? h("span", { class: "older", text: t("table.older", { count: older }) }) : null,
-        group.map((card, i) => {
-          const takeable = v.pickable.includes(card);
-          const active = takeable && drawing;
-          return h("button", { class: `card pile-card${active ? " glow" : ""}${takeable ? "" : " dim"}`,
-            "data-key": `pile:${card}`, "data-card": card, "data-takeable": takeable ? "true" : "false",
-            disabled: !active, onclick: () => this.draw(card),
-            "aria-label": t(takeable ? "table.pile_card_takeable" : "table.pile_card",
-              { card: cardName(card), n: i + 1 }) }, cardFace(card));
-        })),
+        // a group of four or more fans out, so that the pile keeps beside the stock
+        h("div", { class: `pile-cards${group.length > 3 ? " fan" : ""}` },
+          group.map((card, i) => {
+            const takeable = v.pickable.includes(card);
+            const active = takeable && drawing;
+            return h("button", {
+              class: `card pile-card${active ? " glow" : ""}${takeable ? "" : " dim"}`,
+              "data-key": `pile:${card}`, "data-card": card,
+              "data-takeable": takeable ? "true" : "false", style: `--depth: ${group.length - i}`,
+              disabled: !active, onclick: () => this.draw(card),
+              "aria-label": t(takeable ? "table.pile_card_takeable" : "table.pile_card",
+                { card: cardName(card), n: i + 1 }) }, cardFace(card));
+          })),
+        // the count of older discards under the cards, as the stock's count is
+        older > 0 ? h("span", { class: "older", text: t("table.older", { count: older }) }) : null),
       h("p", { class: "turn-line", role: "status", text: this.turnLine(v) }));
   }
 
