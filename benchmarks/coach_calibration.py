@@ -32,7 +32,8 @@ sacrificed to the level that happens to make the most positions), prints the par
 with ``--write``, writes them to ``yaniv/bots/data/coach_calibration.json``, which the coach
 loads in place of its built-in ones (``yaniv.bots.coach.CAL_FILE``). It fits one correction
 for any opponents and, for each level and table size (2 players, or more) with enough
-positions (``MIN_FIT``), one of its own.
+positions (``MIN_FIT``), one of its own, with the hinge that bends its low tail
+(``yaniv.bots.coach.HINGE_AT``).
 ``--keep-general`` keeps the shipped general correction (the bots read it: their play, and
 the figures measured with it, stay as they are) and fits the levels' alone.
 ``--evaluate`` shows saved positions (another seed's, for an out-of-sample check) under the
@@ -204,8 +205,11 @@ def show(label: str, rows: list[dict[str, Any]], exact: int, wrong: int, stalled
 # ----------------------------------------------------------------- refitting the correction
 
 
-def _fit(rows: Sequence[dict[str, Any]], steps: int = 50) -> tuple[float, float, list[float]]:
-    """Maximum-likelihood logistic fit of ``ok`` on ``logit(raw)`` and the features (Newton's
+def _fit(
+    rows: Sequence[dict[str, Any]], steps: int = 50, hinge: bool = False
+) -> tuple[float, float, list[float]]:
+    """Maximum-likelihood logistic fit of ``ok`` on ``logit(raw)`` and the features, and with
+    ``hinge`` the coach's hinge of the logit (``C.HINGE_AT``; its weight comes last) (Newton's
     method, each level's positions weighted to the same total). Needs numpy."""
     import numpy as np
 
@@ -213,9 +217,12 @@ def _fit(rows: Sequence[dict[str, Any]], steps: int = 50) -> tuple[float, float,
     for r in rows:
         per_level[r["level"]] = per_level.get(r["level"], 0) + 1
     q = np.clip(np.array([r["raw"] for r in rows]), 0.002, 0.998)
-    x = np.column_stack(
-        [np.log(q / (1 - q)), np.ones(len(rows)), np.array([r["features"] for r in rows])]
-    )
+    logit = np.log(q / (1 - q))
+    columns = [logit, np.ones(len(rows)), np.array([r["features"] for r in rows])]
+    if hinge:
+        knot = math.log(C.HINGE_AT / (1 - C.HINGE_AT))
+        columns.append(np.minimum(0.0, logit - knot))
+    x = np.column_stack(columns)
     y = np.array([1.0 if r["ok"] else 0.0 for r in rows])
     w = np.array([len(rows) / (len(per_level) * per_level[r["level"]]) for r in rows])
     ridge = 1e-3 * len(rows)  # a mild pull to 0, against separated corners of the data
@@ -314,7 +321,7 @@ def fit_command(files: Sequence[str], write: bool, min_count: int, keep_general:
     for key in sorted({(r["level"], C.table_size(r["players"])) for r in rows}):
         sel = [r for r in rows if (r["level"], C.table_size(r["players"])) == key]
         if len(sel) >= MIN_FIT:
-            la, lb, lw = _fit(sel)
+            la, lb, lw = _fit(sel, hinge=True)
             own[key] = (la, lb, tuple(lw))
             print(f"{key[0]}, {key[1]} players: fitted on {len(sel)} positions")
         else:

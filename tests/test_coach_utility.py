@@ -146,6 +146,20 @@ def test_the_calibration_reads_its_parameters() -> None:
     assert all(abs(calibrate(q / 10, x, identity) - q / 10) < 1e-12 for q in range(1, 10))
 
 
+def test_the_hinge_bends_only_the_low_tail() -> None:
+    x = (5.0, 3.0, 1.0, 9.0, 0.3, 0.25, 4.5, 4.0, 9.0, 0.0)
+    line = (1.2, -0.3, (0.0,) * len(x))
+    bent = (1.2, -0.3, (0.0,) * len(x) + (-0.8,))
+    # above the knot the hinge is 0: the same chance with its weight or without
+    for p in (coach.HINGE_AT, 0.3, 0.6, 0.95):
+        assert calibrate(p, x, bent) == calibrate(p, x, line)
+    # below it a negative weight lifts the tail toward the knot's chance, still increasing
+    tail = (0.01, 0.05, 0.1, 0.15)
+    low = [calibrate(p, x, bent) for p in tail]
+    assert all(b > calibrate(p, x, line) for b, p in zip(low, tail, strict=True))
+    assert low == sorted(low) and low[-1] < calibrate(coach.HINGE_AT, x, bent)
+
+
 def test_a_correction_per_level_is_read_and_a_malformed_one_left_out() -> None:
     zeros = [0.0] * len(coach.CAL_W)
     own = {"a": 0.5, "b": 0.1, "w": zeros}
@@ -156,12 +170,17 @@ def test_a_correction_per_level_is_read_and_a_malformed_one_left_out() -> None:
         "by_level": {
             "easy": {"2": own, "3+": {"a": 1.0, "w": [1.0]}, "9": own},
             "expert": "x",
+            # with the hinge's weight after the features', and with one weight too many
+            "medium": {"2": {**own, "w": [*zeros, -0.5]}, "3+": {**own, "w": [*zeros, 0, 0]}},
         },
     }
     general, by_level = coach.corrections(data)
     assert general == (1.0, 0.0, tuple(zeros))
     # the malformed entries and a table size that is not one are left out
-    assert by_level == {("easy", "2"): (0.5, 0.1, tuple(zeros))}
+    assert by_level == {
+        ("easy", "2"): (0.5, 0.1, tuple(zeros)),
+        ("medium", "2"): (0.5, 0.1, (*zeros, -0.5)),
+    }
     builtin = (coach.CAL_A, coach.CAL_B, coach.CAL_W)
     assert coach.corrections({"by_level": {"easy": {"2": own}}}) == (builtin, {})  # no general
     assert coach.corrections([1, 2]) == (builtin, {})
