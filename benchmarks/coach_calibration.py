@@ -209,7 +209,7 @@ def _fit(
     rows: Sequence[dict[str, Any]], steps: int = 50, hinge: bool = False
 ) -> tuple[float, float, list[float]]:
     """Maximum-likelihood logistic fit of ``ok`` on ``logit(raw)`` and the features, and with
-    ``hinge`` the coach's hinge of the logit (``C.HINGE_AT``; its weight comes last) (Newton's
+    ``hinge`` the coach's hinge of the logit (``C.hinge``; its weight comes last) (Newton's
     method, each level's positions weighted to the same total). Needs numpy."""
     import numpy as np
 
@@ -220,8 +220,7 @@ def _fit(
     logit = np.log(q / (1 - q))
     columns = [logit, np.ones(len(rows)), np.array([r["features"] for r in rows])]
     if hinge:
-        knot = math.log(C.HINGE_AT / (1 - C.HINGE_AT))
-        columns.append(np.minimum(0.0, logit - knot))
+        columns.append(np.array([C.hinge(float(v)) for v in logit]))
     x = np.column_stack(columns)
     y = np.array([1.0 if r["ok"] else 0.0 for r in rows])
     w = np.array([len(rows) / (len(per_level) * per_level[r["level"]]) for r in rows])

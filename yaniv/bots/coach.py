@@ -457,6 +457,11 @@ def calibrated_levels() -> frozenset[tuple[str, str]]:
     return frozenset(_shipped()[1])
 
 
+def hinge(logit: float) -> float:
+    """The hinge feature of a raw chance's logit: 0 above ``HINGE_AT``, the distance below."""
+    return min(0.0, logit - _HINGE_LOGIT)
+
+
 def calibrate(
     p: float, features: tuple[float, ...] | None = None, params: Params | None = None
 ) -> float:
@@ -469,7 +474,7 @@ def calibrate(
     x = CAL_TYPICAL if features is None else features
     logit = math.log(q / (1 - q))
     if len(ws) > len(x):
-        x = (*x, min(0.0, logit - _HINGE_LOGIT))
+        x = (*x, hinge(logit))
     z = a * logit + b + sum(w * f for w, f in zip(ws, x, strict=True))
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
