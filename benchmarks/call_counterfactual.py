@@ -2,18 +2,20 @@
 chance of winning the game (prints a table).
 
     .venv/bin/python benchmarks/call_counterfactual.py [--level expert] [--players 2]
-        [--games 300] [--seed 1] [--rules standard]
+        [--games 300] [--seed 1] [--rules standard] [--against LEVEL] [--think-ms MS]
+        [--jobs 2]
 
-The level plays itself. At every turn start where a call under the threshold is legal, the
-game is cloned twice: in one the seat calls now (the showdown is exact), in the other it plays
-on, with copies of every bot, to the end of the round (where it declined, as it chose; where it
-called, with its heuristic's turn instead). Both are judged by the game-level utility
-(``yaniv.bots.utility.win_probability``; a game that ends counts 1 or 0). The table buckets the
-positions by the coach's odds and by what the level did: the mean of "call" minus "play on",
-in points of win chance, with its 95 % interval. A positive mean among declines means calls
-were missed there; a negative one among calls means calls were made that should not have been.
-Playing on is one sampled future (the real stock), so each position is noisy; the buckets'
-means are not.
+The level plays itself, or with ``--against`` sits in one seat (the next seat each game) against
+that level in the others, whose calls are then not counted. At every turn start where a call
+under the threshold is legal, the game is cloned twice: in one the seat calls now (the showdown
+is exact), in the other it plays on, with copies of every bot, to the end of the round (where
+it declined, as it chose; where it called, with its heuristic's turn instead). Both are judged
+by the game-level utility (``yaniv.bots.utility.win_probability``; a game that ends counts 1 or
+0). The table buckets the positions by the coach's odds and by what the level did: the mean of
+"call" minus "play on", in points of win chance, with its 95 % interval. A positive mean among
+declines means calls were missed there; a negative one among calls means calls were made that
+should not have been. Playing on is one sampled future (the real stock), so each position is
+noisy; the buckets' means are not.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import argparse
 import copy
 import math
 import random
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from yaniv.arena import deal_for
@@ -59,55 +63,71 @@ def finish_round(game: Game, bots: list[Any]) -> None:
         game.apply(bots[seat].choose(game.view(seat)))
 
 
-def positions(level: str, players: int, games: int, seed: int, rules: RuleSet) -> list[Position]:
+@dataclass(frozen=True, slots=True)
+class Setup:
+    level: str
+    players: int
+    seed: int
+    rules: RuleSet
+    against: str | None  # the others' level (None: the level plays itself)
+    think_ms: float | None  # a searching level's budget (None: its default)
+
+
+def positions(setup: Setup, index: int) -> list[Position]:
+    """Game ``index``'s callable positions of the measured seats."""
+    rules, players = setup.rules, setup.players
     out: list[Position] = []
-    for index in range(games):
-        deal_seed = seed * 1_000_003 + index
-        bots = [get_bot(level, deal_seed * 16 + s) for s in range(players)]
-        game = Game.new(
-            rules, players=players, seed=deal_seed,
-            deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
-        )  # fmt: skip
-        moves = 0
-        while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
-            if game.phase == Phase.ROUND_OVER:
-                result = game.result
-                assert result is not None and result.next_starter is not None
-                game.next_round(
-                    deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
-                )
-                continue
-            seat = game.to_move
-            assert seat is not None
-            view = game.view(seat)
-            callable_now = (
-                game.phase == Phase.START
-                and YANIV in view.legal_moves
-                and game.values[seat] <= rules.yaniv_threshold
+    deal_seed = setup.seed * 1_000_003 + index
+    measured = index % players if setup.against else None
+    levels = [
+        setup.against if setup.against and s != measured else setup.level for s in range(players)
+    ]
+    bots = [get_bot(lv, deal_seed * 16 + s, think_ms=setup.think_ms) for s, lv in enumerate(levels)]
+    game = Game.new(
+        rules, players=players, seed=deal_seed,
+        deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
+    )  # fmt: skip
+    moves = 0
+    while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
+        if game.phase == Phase.ROUND_OVER:
+            result = game.result
+            assert result is not None and result.next_starter is not None
+            game.next_round(
+                deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
             )
-            if callable_now:
-                copies = copy.deepcopy(bots)  # before the bot's choice moves its generator
-            move = bots[seat].choose(view)
-            if callable_now:
-                now = game.clone()
-                now.apply(YANIV)
-                assert now.result is not None
-                on = game.clone()
-                if move == YANIV:
-                    on.apply(heuristic_move(view, random.Random(index), 1.0, 1.0))
-                else:
-                    on.apply(move)
-                finish_round(on, copies)
-                out.append(
-                    Position(
-                        yaniv_success_probability(view),
-                        move == YANIV,
-                        now.result.kind is ResultKind.YANIV,
-                        utility(now, seat) - utility(on, seat),
-                    )
+            continue
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        callable_now = (
+            measured in (None, seat)
+            and game.phase == Phase.START
+            and YANIV in view.legal_moves
+            and game.values[seat] <= rules.yaniv_threshold
+        )
+        if callable_now:
+            copies = copy.deepcopy(bots)  # before the bot's choice moves its generator
+        move = bots[seat].choose(view)
+        if callable_now:
+            now = game.clone()
+            now.apply(YANIV)
+            assert now.result is not None
+            on = game.clone()
+            if move == YANIV:
+                on.apply(heuristic_move(view, random.Random(index), 1.0, 1.0))
+            else:
+                on.apply(move)
+            finish_round(on, copies)
+            out.append(
+                Position(
+                    yaniv_success_probability(view),
+                    move == YANIV,
+                    now.result.kind is ResultKind.YANIV,
+                    utility(now, seat) - utility(on, seat),
                 )
-            game.apply(move)
-            moves += 1
+            )
+        game.apply(move)
+        moves += 1
     return out
 
 
@@ -138,8 +158,20 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rules", default="standard", help="a preset name")
+    parser.add_argument("--against", default=None, help="the other seats' level")
+    parser.add_argument("--think-ms", type=float, default=None, help="a searching level's budget")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
-    found = positions(args.level, args.players, args.games, args.seed, RuleSet.preset(args.rules))
+    setup = Setup(
+        args.level,
+        args.players,
+        args.seed,
+        RuleSet.preset(args.rules),
+        args.against,
+        args.think_ms,
+    )
+    with ProcessPoolExecutor(max(1, args.jobs)) as pool:
+        found = [p for game in pool.map(positions, repeat(setup), range(args.games)) for p in game]
     print("\n".join(table(found)))
 
 
