@@ -258,12 +258,15 @@ class ExpertBot:
         totals = self._search(view, cands)
         if totals is None:
             return self._commit(view, cands[0])
-        best = max(range(len(cands)), key=lambda i: totals[i])
-        # The heuristic's choice stands unless the search finds clearly better.
-        base = 1 if yaniv_ok else 0
+        return self._commit(view, cands[self.settle(totals, 1 if yaniv_ok else 0)])
+
+    def settle(self, totals: Sequence[float], base: int) -> int:
+        """The candidate chosen from the search's ``totals``: the heuristic's choice ``base``
+        stands unless another is better by ``margin`` a world."""
+        best = max(range(len(totals)), key=lambda i: totals[i])
         if best != base and totals[best] - totals[base] < self.margin * self.worlds:
             best = base
-        return self._commit(view, cands[best])
+        return best
 
     def _race(self, view: PlayerView, desperate: bool) -> Move:
         """A stalled round's turn: call at even odds (``desperate``: whenever allowed), else

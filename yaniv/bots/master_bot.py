@@ -190,14 +190,19 @@ class MasterBot(ExpertBot):
         values = self.world_values(view, cands)
         if values is None:
             return None
-        # The default is the coach's verdict on a call (the expert's where its odds are
-        # clear), else the heuristic's turn: the search must find better by its paired test.
+        return self._tested(cands, values, self.default_choice(view, cands, values))
+
+    def default_choice(
+        self, view: PlayerView, cands: list[tuple[Move, Card | None]], values: list[list[float]]
+    ) -> int:
+        """The candidate the search must beat: the coach's verdict on a call (the expert's
+        where its odds are clear), else the heuristic's turn."""
         base = next((i for i, (m, _) in enumerate(cands) if m != YANIV), 0)
         if self.coach_base and self.coach_call and cands[0][0] == YANIV and base > 0:
             play_on = call_value(view).play_on
             if values[0] and values[0][0] > play_on:
                 base = 0
-        return self._tested(cands, values, base)
+        return base
 
     def world_values(
         self, view: PlayerView, cands: list[tuple[Move, Card | None]]

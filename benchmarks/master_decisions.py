@@ -1,0 +1,191 @@
+"""The master's searched decisions judged by the real hidden cards (prints a table).
+
+    .venv/bin/python benchmarks/master_decisions.py [--players 4] [--games 40] [--seed 301]
+        [--rules standard] [--worlds 256] [--think-ms MS] [--jobs 2]
+
+A research measurement, not a level. The shipped master plays one seat (the next each game)
+against experts. At every decision where it searched, each of its candidate turns is valued
+again in ``--worlds`` worlds built from the real game (every opponent's real cards, the stock's
+order sampled; a call's showdown played out exactly: ``master_oracle.Peeking``), by the same
+rollouts and game-level utility. Each decision rule below is applied to the master's own
+per-world values of that decision (its worlds, its candidates), and the turn it picks is judged
+by those real-card values against the heuristic's turn (the expert's choice), in points of win
+chance per searched decision, with a 95 % interval; the rules' rows against the shipped one are
+paired (the same decisions). Rows: the shipped rule; the best candidate by the real cards (what
+better worlds could still give this search); the paired test at other ``z``; no coach verdict as
+the default; only the first 16 or 32 of its worlds (what a smaller budget gives). The real-card
+values share the rollouts' policy and the utility with the search, so this measures what the
+worlds and the rule lose against the search's own aim, not against perfect play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any
+
+from master_oracle import Peeking
+
+from yaniv.arena import deal_for
+from yaniv.bots import get_bot
+from yaniv.bots.master_bot import MasterBot
+from yaniv.cards import Card
+from yaniv.game import Game, Phase
+from yaniv.moves import YANIV, Move
+from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
+
+MAX_MOVES = 5_000
+Cands = list[tuple[Move, Card | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    options: dict[str, Any]  # MasterBot arguments
+    worlds: int | None = None  # only the first this many of the master's worlds
+
+
+RULES = (
+    Rule("shipped", {}),
+    *(Rule(f"paired test at z = {z:g}", {"z": z}) for z in (0.0, 0.5, 1.0, 1.5, 3.0)),
+    Rule("no coach verdict as the default", {"coach_base": False}),
+    Rule("the first 16 worlds", {}, 16),
+    Rule("the first 32 worlds", {}, 32),
+)
+ORACLE = "the best candidate by the real cards"
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    players: int
+    seed: int
+    rules: RuleSet
+    worlds: int
+    think_ms: float | None
+
+
+class Watched(MasterBot):
+    """The shipped master, keeping its last search: the view, the candidates, the values."""
+
+    searched: tuple[PlayerView, Cands, list[list[float]]] | None = None
+
+    def world_values(self, view: PlayerView, cands: Cands) -> list[list[float]] | None:
+        values = super().world_values(view, cands)
+        if values is not None:
+            self.searched = (view, list(cands), values)
+        return values
+
+
+def choice(bot: MasterBot, view: PlayerView, cands: Cands, values: list[list[float]]) -> int:
+    """The candidate ``bot``'s rule picks from ``values`` (as its ``_search`` and ``settle``)."""
+    bot.worlds = len(values[0])
+    totals = bot._tested(cands, values, bot.default_choice(view, cands, values))
+    return bot.settle(totals, 1 if cands[0][0] == YANIV else 0)
+
+
+def decisions(setup: Setup, index: int) -> list[dict[str, float]]:
+    """Game ``index``'s searched decisions: per rule, the real-card value of its choice minus
+    the heuristic's turn's; ``"agrees"`` is 1 where the shipped rule replayed the move made."""
+    rules, players = setup.rules, setup.players
+    deal_seed = setup.seed * 1_000_003 + index
+    seat = index % players
+    master = (
+        Watched(deal_seed * 16 + seat)
+        if setup.think_ms is None
+        else Watched(deal_seed * 16 + seat, think_ms=setup.think_ms)
+    )
+    bots = [master if s == seat else get_bot("expert", deal_seed * 16 + s) for s in range(players)]
+    judges = [MasterBot(0, **r.options) for r in RULES]
+    game = Game.new(
+        rules, players=players, seed=deal_seed,
+        deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
+    )  # fmt: skip
+    out: list[dict[str, float]] = []
+    moves = 0
+    while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
+        if game.phase == Phase.ROUND_OVER:
+            result = game.result
+            assert result is not None and result.next_starter is not None
+            game.next_round(
+                deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
+            )
+            continue
+        to_move = game.to_move
+        assert to_move is not None
+        view = game.view(to_move)
+        master.searched = None
+        move = bots[to_move].choose(view)
+        if to_move == seat and master.searched is not None and master.searched[0] is view:
+            _, cands, values = master.searched
+            real = Peeking(deal_seed * 7 + moves, worlds=setup.worlds, coach_call=False)
+            real.knows, real.game = "hands", game
+            judged = real.world_values(view, cands)
+            if judged is not None:
+                worth = [math.fsum(v) / len(v) for v in judged]
+                h = 1 if cands[0][0] == YANIV else 0  # the heuristic's turn
+                heuristic = worth[h]
+                best = max(range(len(cands)), key=worth.__getitem__)
+                row = {ORACLE: worth[best] - heuristic, f"moved {ORACLE}": float(best != h)}
+                for rule, judge in zip(RULES, judges, strict=True):
+                    used = [v[: rule.worlds] for v in values] if rule.worlds else values
+                    picked = choice(judge, view, cands, used)
+                    row[rule.name] = worth[picked] - heuristic
+                    row[f"moved {rule.name}"] = float(picked != h)
+                row["agrees"] = float(cands[choice(judges[0], view, cands, values)][0] == move)
+                out.append(row)
+        game.apply(move)
+        moves += 1
+    return out
+
+
+def interval(xs: list[float]) -> tuple[float, float]:
+    """The mean of ``xs`` and the half-width of its 95 % interval."""
+    m = math.fsum(xs) / len(xs)
+    var = math.fsum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1)
+    return m, 1.96 * math.sqrt(var / len(xs))
+
+
+def table(rows: list[dict[str, float]]) -> list[str]:
+    agree = sum(r["agrees"] for r in rows)
+    lines = [
+        f"{len(rows)} searched decisions (the shipped rule replays {agree:.0f} of the moves made)",
+        "| rule | picks another turn than the heuristic | real-card gain, points a decision "
+        "| against the shipped rule |",
+        "| --- | ---: | --- | --- |",
+    ]
+    shipped = [r["shipped"] for r in rows]
+    names: list[str] = [RULES[0].name, ORACLE, *(r.name for r in RULES[1:])]
+    for name in names:
+        gains = [r[name] for r in rows]
+        m, h = interval(gains)
+        picks = sum(r[f"moved {name}"] for r in rows)
+        against = ""
+        if name != "shipped":
+            dm, dh = interval([g - s for g, s in zip(gains, shipped, strict=True)])
+            against = f"{100 * dm:+.3f} +- {100 * dh:.3f}"
+        lines.append(f"| {name} | {picks:.0f} | {100 * m:+.3f} +- {100 * h:.3f} | {against} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=301)
+    parser.add_argument("--rules", default="standard", help="a preset name")
+    parser.add_argument("--worlds", type=int, default=256, help="real-card worlds a decision")
+    parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    setup = Setup(args.players, args.seed, RuleSet.preset(args.rules), args.worlds, args.think_ms)
+    with ProcessPoolExecutor(max(1, args.jobs)) as pool:
+        rows = [r for game in pool.map(decisions, repeat(setup), range(args.games)) for r in game]
+    print("\n".join(table(rows)))
+
+
+if __name__ == "__main__":
+    main()
