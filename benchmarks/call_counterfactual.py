@@ -31,12 +31,13 @@ from typing import Any
 
 from yaniv.arena import deal_for
 from yaniv.bots import get_bot
+from yaniv.bots.base import bot_names
 from yaniv.bots.coach import yaniv_success_probability
 from yaniv.bots.medium_bot import heuristic_move
 from yaniv.bots.utility import win_probability
 from yaniv.game import Game, Phase, ResultKind
 from yaniv.moves import YANIV
-from yaniv.rules import RuleSet
+from yaniv.rules import PRESETS, RuleSet
 
 EDGES = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1.0001)
 MAX_MOVES = 5_000
@@ -162,6 +163,14 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=None, help="a searching level's budget")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
+    levels = bot_names()
+    for flag, level in (("--level", args.level), ("--against", args.against)):
+        if level is not None and level not in levels:
+            parser.error(f"{flag}: one of {', '.join(levels)} (got {level!r})")
+    if args.rules not in PRESETS:
+        parser.error(f"--rules: one of {', '.join(PRESETS)} (got {args.rules!r})")
+    if not 2 <= args.players <= 8 or args.games < 1:
+        parser.error("--players: 2 to 8; --games: at least 1")
     setup = Setup(
         args.level,
         args.players,

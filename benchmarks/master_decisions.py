@@ -35,7 +35,7 @@ from yaniv.bots.master_bot import MasterBot
 from yaniv.cards import Card
 from yaniv.game import Game, Phase
 from yaniv.moves import YANIV, Move
-from yaniv.rules import RuleSet
+from yaniv.rules import PRESETS, RuleSet
 from yaniv.view import PlayerView
 
 MAX_MOVES = 5_000
@@ -181,6 +181,12 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
+    if args.rules not in PRESETS:
+        parser.error(f"--rules: one of {', '.join(PRESETS)} (got {args.rules!r})")
+    if not 2 <= args.players <= 8 or args.games < 1 or args.worlds < 2:
+        parser.error("--players: 2 to 8; --games: at least 1; --worlds: at least 2")
+    if args.think_ms is not None and not args.think_ms > 0:
+        parser.error(f"--think-ms: a positive number (got {args.think_ms})")
     setup = Setup(args.players, args.seed, RuleSet.preset(args.rules), args.worlds, args.think_ms)
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         rows = [r for game in pool.map(decisions, repeat(setup), range(args.games)) for r in game]
