@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from yaniv.arena import deal_for
+from duplicate_deals import duplicate_game, turns
+
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
 from yaniv.bots.coach import yaniv_success_probability
@@ -40,7 +41,6 @@ from yaniv.moves import YANIV
 from yaniv.rules import PRESETS, RuleSet
 
 EDGES = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99, 1.0001)
-MAX_MOVES = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,21 +84,8 @@ def positions(setup: Setup, index: int) -> list[Position]:
         setup.against if setup.against and s != measured else setup.level for s in range(players)
     ]
     bots = [get_bot(lv, deal_seed * 16 + s, think_ms=setup.think_ms) for s, lv in enumerate(levels)]
-    game = Game.new(
-        rules, players=players, seed=deal_seed,
-        deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
-    )  # fmt: skip
-    moves = 0
-    while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
-        if game.phase == Phase.ROUND_OVER:
-            result = game.result
-            assert result is not None and result.next_starter is not None
-            game.next_round(
-                deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
-            )
-            continue
-        seat = game.to_move
-        assert seat is not None
+    game = duplicate_game(rules, players, deal_seed)
+    for seat in turns(game, deal_seed):
         view = game.view(seat)
         callable_now = (
             measured in (None, seat)
@@ -128,7 +115,6 @@ def positions(setup: Setup, index: int) -> list[Position]:
                 )
             )
         game.apply(move)
-        moves += 1
     return out
 
 

@@ -27,18 +27,17 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
+from duplicate_deals import duplicate_game, turns
 from master_oracle import Peeking
 
-from yaniv.arena import deal_for
 from yaniv.bots import get_bot
+from yaniv.bots.coach import mean_and_error
 from yaniv.bots.master_bot import MasterBot
 from yaniv.cards import Card
-from yaniv.game import Game, Phase
 from yaniv.moves import YANIV, Move
 from yaniv.rules import PRESETS, RuleSet
 from yaniv.view import PlayerView
 
-MAX_MOVES = 5_000
 Cands = list[tuple[Move, Card | None]]
 
 
@@ -100,22 +99,9 @@ def decisions(setup: Setup, index: int) -> list[dict[str, float]]:
     )
     bots = [master if s == seat else get_bot("expert", deal_seed * 16 + s) for s in range(players)]
     judges = [MasterBot(0, **r.options) for r in RULES]
-    game = Game.new(
-        rules, players=players, seed=deal_seed,
-        deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
-    )  # fmt: skip
+    game = duplicate_game(rules, players, deal_seed)
     out: list[dict[str, float]] = []
-    moves = 0
-    while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
-        if game.phase == Phase.ROUND_OVER:
-            result = game.result
-            assert result is not None and result.next_starter is not None
-            game.next_round(
-                deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
-            )
-            continue
-        to_move = game.to_move
-        assert to_move is not None
+    for moves, to_move in enumerate(turns(game, deal_seed)):
         view = game.view(to_move)
         master.searched = None
         move = bots[to_move].choose(view)
@@ -130,26 +116,29 @@ def decisions(setup: Setup, index: int) -> list[dict[str, float]]:
                 heuristic = worth[h]
                 best = max(range(len(cands)), key=worth.__getitem__)
                 row = {ORACLE: worth[best] - heuristic, f"moved {ORACLE}": float(best != h)}
+                picks = []
                 for rule, judge in zip(RULES, judges, strict=True):
                     used = [v[: rule.worlds] for v in values] if rule.worlds else values
-                    picked = choice(judge, view, cands, used)
-                    row[rule.name] = worth[picked] - heuristic
-                    row[f"moved {rule.name}"] = float(picked != h)
-                row["agrees"] = float(cands[choice(judges[0], view, cands, values)][0] == move)
+                    picks.append(choice(judge, view, cands, used))
+                    row[rule.name] = worth[picks[-1]] - heuristic
+                    row[f"moved {rule.name}"] = float(picks[-1] != h)
+                row["agrees"] = float(cands[picks[0]][0] == move)  # RULES[0] is the shipped
                 out.append(row)
         game.apply(move)
-        moves += 1
     return out
 
 
 def interval(xs: list[float]) -> tuple[float, float]:
     """The mean of ``xs`` and the half-width of its 95 % interval."""
-    m = math.fsum(xs) / len(xs)
-    var = math.fsum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1)
-    return m, 1.96 * math.sqrt(var / len(xs))
+    if len(xs) < 2:
+        return xs[0], 0.0
+    m, error = mean_and_error(xs)
+    return m, 1.96 * error
 
 
 def table(rows: list[dict[str, float]]) -> list[str]:
+    if not rows:
+        return ["no searched decisions"]
     agree = sum(r["agrees"] for r in rows)
     lines = [
         f"{len(rows)} searched decisions (the shipped rule replays {agree:.0f} of the moves made)",

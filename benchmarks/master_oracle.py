@@ -19,7 +19,8 @@ import argparse
 import math
 import os
 
-from yaniv.arena import deal_for
+from duplicate_deals import duplicate_game, turns
+
 from yaniv.bots import get_bot
 from yaniv.bots.master_bot import MasterBot
 from yaniv.cards import VALUE
@@ -27,8 +28,6 @@ from yaniv.game import Game, Phase
 from yaniv.rules import RuleSet
 from yaniv.search import World, sample_worlds
 from yaniv.view import PlayerView
-
-MAX_MOVES = 5_000
 
 
 class Peeking(MasterBot):
@@ -79,24 +78,10 @@ def play(
                 master if s == seat else get_bot("expert", deal_seed * 16 + s)
                 for s in range(players)
             ]
-            game = Game.new(
-                rules, players=players, seed=deal_seed,
-                deal=deal_for(rules, [False] * players, 1, deal_seed, 1),
-            )  # fmt: skip
+            game = duplicate_game(rules, players, deal_seed)
             master.game = game
-            moves = 0
-            while game.phase != Phase.GAME_OVER and moves < MAX_MOVES:
-                if game.phase == Phase.ROUND_OVER:
-                    result = game.result
-                    assert result is not None and result.next_starter is not None
-                    game.next_round(
-                        deal_for(rules, game.out, game.round_no + 1, deal_seed, result.next_starter)
-                    )
-                    continue
-                s = game.to_move
-                assert s is not None
+            for s in turns(game, deal_seed):
                 game.apply(bots[s].choose(game.view(s)))
-                moves += 1
             games += 1
             if game.phase != Phase.GAME_OVER:
                 capped += 1
