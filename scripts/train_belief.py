@@ -22,6 +22,7 @@ import argparse
 import json
 import resource
 import sys
+import time
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -61,15 +62,28 @@ def play(task: tuple[str, int, int, int]) -> list[Example]:
 
 
 def tensors(examples: list[Example]) -> tuple[torch.Tensor, ...]:
-    """Inputs, labels and the mask of unseen cards (the candidates plane)."""
+    """The 0/1 planes (bytes: a quarter of the memory of floats), the scalars, the labels and
+    the mask of unseen cards (the candidates plane)."""
     n = len(examples)
-    x = np.zeros((n, belief.INPUTS), dtype=np.float32)
-    y = np.zeros((n, NUM_CARDS), dtype=np.float32)
-    for i, (active, scalars, label) in enumerate(examples):
-        x[i, active] = 1.0
-        x[i, belief.PLANES * NUM_CARDS :] = scalars
-        y[i] = [label >> c & 1 for c in range(NUM_CARDS)]
-    return torch.tensor(x), torch.tensor(y), torch.tensor(x[:, :NUM_CARDS].copy())
+    planes = np.zeros((n, belief.PLANES * NUM_CARDS), dtype=np.uint8)
+    scalars = np.zeros((n, belief.SCALARS), dtype=np.float32)
+    y = np.zeros((n, NUM_CARDS), dtype=np.uint8)
+    bits = np.arange(NUM_CARDS, dtype=np.uint64)
+    for i, (active, values, label) in enumerate(examples):
+        planes[i, active] = 1
+        scalars[i] = values
+        y[i] = (np.uint64(label) >> bits) & np.uint64(1)
+    return (
+        torch.from_numpy(planes),
+        torch.from_numpy(scalars),
+        torch.from_numpy(y),
+        torch.from_numpy(planes[:, :NUM_CARDS].copy()),
+    )
+
+
+def inputs(planes: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+    """The network's float inputs of some rows."""
+    return torch.cat((planes.float(), scalars), 1)
 
 
 def network(hidden: int) -> torch.nn.Sequential:
@@ -82,13 +96,15 @@ def network(hidden: int) -> torch.nn.Sequential:
     )
 
 
-def brier(net: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, m: torch.Tensor) -> float:
+def brier(net: torch.nn.Module, data: tuple[torch.Tensor, ...]) -> float:
+    planes, scalars, y, m = data
     with torch.no_grad():
-        p = torch.sigmoid(net(x)) * m
+        p = torch.sigmoid(net(inputs(planes, scalars))) * m
     return float((((p - y) ** 2) * m).sum(1).mean())
 
 
-def uniform_brier(y: torch.Tensor, m: torch.Tensor) -> float:
+def uniform_brier(data: tuple[torch.Tensor, ...]) -> float:
+    _, _, y, m = data
     p = m * y.sum(1, keepdim=True) / m.sum(1, keepdim=True)
     return float((((p - y) ** 2) * m).sum(1).mean())
 
@@ -137,8 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         train = [e for part in pool.map(play, train_tasks) for e in part]
         tests = pool.map(play, test_tasks)
     print(f"{len(train)} training examples", flush=True)
-    x, y, m = tensors(train)
+    planes, scalars, y, m = tensors(train)
     del train
+    started = time.perf_counter()
     torch.manual_seed(0)
     net = network(args.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
@@ -146,23 +163,28 @@ def main(argv: list[str] | None = None) -> int:
     for epoch in range(args.epochs):
         for group in opt.param_groups:
             group["lr"] = 1e-3 * 0.5 ** (epoch // max(1, args.epochs // 3))
-        order = torch.randperm(len(x))
+        order = torch.randperm(len(y))
         total_loss = 0.0
-        for i in range(0, len(x), 512):
+        for i in range(0, len(y), 512):
             batch = order[i : i + 512]
-            loss = (bce(net(x[batch]), y[batch]) * m[batch]).sum() / len(batch)
+            logits = net(inputs(planes[batch], scalars[batch]))
+            loss = (bce(logits, y[batch].float()) * m[batch]).sum() / len(batch)
             opt.zero_grad()
             loss.backward()
             opt.step()
             total_loss += float(loss.detach()) * len(batch)
-        print(f"epoch {epoch}: loss {total_loss / len(x):.4f}", flush=True)
+        print(
+            f"epoch {epoch}: loss {total_loss / len(y):.4f} "
+            f"({time.perf_counter() - started:.0f} s of training)",
+            flush=True,
+        )
     figures = {}
     for (name, players, _), examples in zip(combos, tests, strict=True):
-        tx, ty, tm = tensors(examples)
+        data = tensors(examples)
         figures[f"{name}:{players}"] = {
             "examples": len(examples),
-            "brier": round(brier(net, tx, ty, tm), 4),
-            "uniform": round(uniform_brier(ty, tm), 4),
+            "brier": round(brier(net, data), 4),
+            "uniform": round(uniform_brier(data), 4),
         }
         print(name, players, figures[f"{name}:{players}"], flush=True)
     out = Path(args.out)
@@ -176,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         "hidden": args.hidden,
         "combos": args.combos,
         "games": args.games,
-        "examples": len(x),
+        "examples": len(y),
         "epochs": args.epochs,
         "held_out": figures,
         "cpu_seconds": round(cpu_seconds(), 1),
