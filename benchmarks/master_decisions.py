@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/master_decisions.py [--players 4] [--games 40] [--seed 301]
         [--rules standard] [--worlds 256] [--think-ms MS] [--jobs 2]
+        [--belief PATH] [--max-worlds N]
 
 A research measurement, not a level. The shipped master plays one seat (the next each game)
 against experts. At every decision where it searched, each of its candidate turns is valued
@@ -13,9 +14,14 @@ by those real-card values against the heuristic's turn (the expert's choice), in
 chance per searched decision, with a 95 % interval; the rules' rows against the shipped one are
 paired (the same decisions). Rows: the shipped rule; the best candidate by the real cards (what
 better worlds could still give this search); the paired test at other ``z``; no coach verdict as
-the default; only the first 16 or 32 of its worlds (what a smaller budget gives). The real-card
-values share the rollouts' policy and the utility with the search, so this measures what the
-worlds and the rule lose against the search's own aim, not against perfect play.
+the default; only the first 16 or 32 of its worlds (what a smaller budget gives).
+
+Variants of the worlds need the search run again at the same decision: ``--belief PATH`` (a
+network written by ``scripts/train_belief.py --out PATH``) and ``--max-worlds N`` each add a
+row of the shipped rule on a second search with that belief or that cap, and then a control
+row, the shipped master searched again (what the second search's own sampling moves). The
+real-card values share the rollouts' policy and the utility with the search, so this measures
+what the worlds and the rule lose against the search's own aim, not against perfect play.
 """
 
 from __future__ import annotations
@@ -25,17 +31,20 @@ import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
+from pathlib import Path
 from typing import Any
 
 from duplicate_deals import duplicate_game, turns
 from master_oracle import Peeking
 
-from yaniv.bots import get_bot
+from yaniv.bots import belief, get_bot
+from yaniv.bots.belief import BeliefNet, hand_odds
 from yaniv.bots.coach import mean_and_error
-from yaniv.bots.master_bot import MasterBot
+from yaniv.bots.master_bot import MIN_WORLDS, THINK_MS, MasterBot
 from yaniv.cards import Card
 from yaniv.moves import YANIV, Move
 from yaniv.rules import PRESETS, RuleSet
+from yaniv.search import Odds
 from yaniv.view import PlayerView
 
 Cands = list[tuple[Move, Card | None]]
@@ -56,6 +65,7 @@ RULES = (
     Rule("the first 32 worlds", {}, 32),
 )
 ORACLE = "the best candidate by the real cards"
+AGAIN = "searched again as shipped (control)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,35 @@ class Setup:
     rules: RuleSet
     worlds: int
     think_ms: float | None
+    belief: str | None = None  # a trained network's path, for a second search
+    max_worlds: int | None = None  # a second search's cap on its worlds
+
+
+class Believing(MasterBot):
+    """The master with another belief network's worlds."""
+
+    net: BeliefNet
+
+    def odds(self, view: PlayerView) -> Odds:
+        if self._odds is None or self._odds[0] is not view:
+            self._odds = (view, hand_odds(view, self.net))
+        return self._odds[1]
+
+
+def variants(setup: Setup, seed: int, think_ms: float) -> dict[str, MasterBot]:
+    """The second searches of ``setup``, by their rows' names (none: no control either)."""
+    out: dict[str, MasterBot] = {}
+    if setup.belief is not None:
+        believing = Believing(seed, think_ms=think_ms)
+        believing.net = belief.load(Path(setup.belief).with_suffix(".f32"))
+        out[f"the belief {Path(setup.belief).name}"] = believing
+    if setup.max_worlds is not None:
+        bot = MasterBot(seed, think_ms=think_ms)
+        bot.max_worlds = setup.max_worlds
+        out[f"up to {setup.max_worlds} worlds"] = bot
+    if out:
+        out[AGAIN] = MasterBot(seed, think_ms=think_ms)
+    return out
 
 
 class Watched(MasterBot):
@@ -92,11 +131,9 @@ def decisions(setup: Setup, index: int) -> list[dict[str, float]]:
     rules, players = setup.rules, setup.players
     deal_seed = setup.seed * 1_000_003 + index
     seat = index % players
-    master = (
-        Watched(deal_seed * 16 + seat)
-        if setup.think_ms is None
-        else Watched(deal_seed * 16 + seat, think_ms=setup.think_ms)
-    )
+    budget = THINK_MS if setup.think_ms is None else setup.think_ms
+    master = Watched(deal_seed * 16 + seat, think_ms=budget)
+    again = variants(setup, deal_seed * 16 + seat, budget)
     bots = [master if s == seat else get_bot("expert", deal_seed * 16 + s) for s in range(players)]
     judges = [MasterBot(0, **r.options) for r in RULES]
     game = duplicate_game(rules, players, deal_seed)
@@ -123,6 +160,11 @@ def decisions(setup: Setup, index: int) -> list[dict[str, float]]:
                     row[rule.name] = worth[picks[-1]] - heuristic
                     row[f"moved {rule.name}"] = float(picks[-1] != h)
                 row["agrees"] = float(cands[picks[0]][0] == move)  # RULES[0] is the shipped
+                for name, bot in again.items():
+                    second = bot.world_values(view, cands)
+                    pick = h if second is None else choice(bot, view, cands, second)
+                    row[name] = worth[pick] - heuristic
+                    row[f"moved {name}"] = float(pick != h)
                 out.append(row)
         game.apply(move)
     return out
@@ -136,7 +178,7 @@ def interval(xs: list[float]) -> tuple[float, float]:
     return m, 1.96 * error
 
 
-def table(rows: list[dict[str, float]]) -> list[str]:
+def table(rows: list[dict[str, float]], extra: list[str]) -> list[str]:
     if not rows:
         return ["no searched decisions"]
     agree = sum(r["agrees"] for r in rows)
@@ -147,7 +189,7 @@ def table(rows: list[dict[str, float]]) -> list[str]:
         "| --- | ---: | --- | --- |",
     ]
     shipped = [r["shipped"] for r in rows]
-    names: list[str] = [RULES[0].name, ORACLE, *(r.name for r in RULES[1:])]
+    names: list[str] = [RULES[0].name, ORACLE, *(r.name for r in RULES[1:]), *extra]
     for name in names:
         gains = [r[name] for r in rows]
         m, h = interval(gains)
@@ -169,6 +211,8 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=256, help="real-card worlds a decision")
     parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--belief", help="a trained belief's path, searched again with it")
+    parser.add_argument("--max-worlds", type=int, help="searched again with this cap on worlds")
     args = parser.parse_args()
     if args.rules not in PRESETS:
         parser.error(f"--rules: one of {', '.join(PRESETS)} (got {args.rules!r})")
@@ -176,10 +220,26 @@ def main() -> None:
         parser.error("--players: 2 to 8; --games: at least 1; --worlds: at least 2")
     if args.think_ms is not None and not args.think_ms > 0:
         parser.error(f"--think-ms: a positive number (got {args.think_ms})")
-    setup = Setup(args.players, args.seed, RuleSet.preset(args.rules), args.worlds, args.think_ms)
+    if args.max_worlds is not None and args.max_worlds < MIN_WORLDS:
+        parser.error(f"--max-worlds: at least {MIN_WORLDS} (got {args.max_worlds})")
+    if args.belief is not None:
+        try:
+            belief.load(Path(args.belief).with_suffix(".f32"))
+        except belief.BeliefError as exc:
+            parser.error(f"--belief {args.belief}: {exc}")
+    setup = Setup(
+        args.players,
+        args.seed,
+        RuleSet.preset(args.rules),
+        args.worlds,
+        args.think_ms,
+        args.belief,
+        args.max_worlds,
+    )
+    extra = list(variants(setup, 0, THINK_MS))
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         rows = [r for game in pool.map(decisions, repeat(setup), range(args.games)) for r in game]
-    print("\n".join(table(rows)))
+    print("\n".join(table(rows, extra)))
 
 
 if __name__ == "__main__":

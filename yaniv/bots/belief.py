@@ -185,22 +185,28 @@ class BeliefNet:
         return [b + sum(map(mul, row, h2)) for row, b in zip(self.w3, self.b3, strict=True)]
 
 
-@cache
-def _meta() -> dict[str, Any]:
+def _read_meta(path: Path) -> dict[str, Any]:
     try:
-        meta: dict[str, Any] = json.loads(META.read_text())
+        meta: dict[str, Any] = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise BeliefError(f"cannot read the belief network: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise BeliefError(f"cannot read the belief network: {path} holds no JSON object")
     return meta
 
 
 @cache
-def shipped() -> BeliefNet:
-    """The shipped network (read once)."""
-    meta = _meta()
+def _meta() -> dict[str, Any]:
+    return _read_meta(META)
+
+
+def load(weights: Path, meta: dict[str, Any] | None = None) -> BeliefNet:
+    """The network of a weight file (``scripts/train_belief.py`` writes one, with its metadata
+    in the ``.json`` beside it unless ``meta`` is given)."""
+    meta = _read_meta(weights.with_suffix(".json")) if meta is None else meta
     try:
         raw = array("f")
-        raw.frombytes(WEIGHTS.read_bytes())
+        raw.frombytes(weights.read_bytes())
     except (OSError, ValueError) as exc:
         raise BeliefError(f"cannot read the belief network: {exc}") from exc
     if meta.get("encoding") != ENCODING:
@@ -208,7 +214,17 @@ def shipped() -> BeliefNet:
             f"the belief weights are of encoding {meta.get('encoding')!r}, this code reads "
             f"{ENCODING}"
         )
-    return BeliefNet(int(meta["hidden"]), raw.tolist())
+    try:
+        hidden = int(meta["hidden"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BeliefError(f"the belief's metadata has no usable hidden size ({exc!r:.60})") from exc
+    return BeliefNet(hidden, raw.tolist())
+
+
+@cache
+def shipped() -> BeliefNet:
+    """The shipped network (read once)."""
+    return load(WEIGHTS, _meta())
 
 
 @cache

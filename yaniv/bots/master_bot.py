@@ -156,6 +156,7 @@ class MasterBot(ExpertBot):
         self.like_expert = like_expert  # rollout turns with the expert's feed penalty and pull
         self.close = CLOSE
         self.sure = SURE
+        self.max_worlds = MAX_WORLDS
         if not think_ms > 0:
             raise ValueError(f"think_ms {think_ms!r}: expected a positive number")
         self.think_ms = think_ms
@@ -214,7 +215,7 @@ class MasterBot(ExpertBot):
             most = least = self.fixed_worlds
             budget = 0
         else:
-            most, least = MAX_WORLDS, MIN_WORLDS
+            most, least = self.max_worlds, MIN_WORLDS
             budget = int(self.think_ms * TURNS_PER_MS)
         me = view.seat
         active = len(view.active_seats())
