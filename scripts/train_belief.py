@@ -25,6 +25,7 @@ import sys
 import time
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -61,9 +62,11 @@ def play(task: tuple[str, int, int, int]) -> list[Example]:
     return out
 
 
-def tensors(examples: list[Example]) -> tuple[torch.Tensor, ...]:
-    """The 0/1 planes (bytes: a quarter of the memory of floats), the scalars, the labels and
-    the mask of unseen cards (the candidates plane)."""
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray]  # the planes, the scalars, the labels
+
+
+def arrays(examples: list[Example]) -> Arrays:
+    """The 0/1 planes and labels as bytes (a quarter of the memory of floats) and the scalars."""
     n = len(examples)
     planes = np.zeros((n, belief.PLANES * NUM_CARDS), dtype=np.uint8)
     scalars = np.zeros((n, belief.SCALARS), dtype=np.float32)
@@ -73,6 +76,18 @@ def tensors(examples: list[Example]) -> tuple[torch.Tensor, ...]:
         planes[i, active] = 1
         scalars[i] = values
         y[i] = (np.uint64(label) >> bits) & np.uint64(1)
+    return planes, scalars, y
+
+
+def play_arrays(task: tuple[str, int, int, int]) -> Arrays:
+    """``play``'s examples as arrays, made in the worker (the lists would not fit in memory)."""
+    return arrays(play(task))
+
+
+def tensors(parts: list[Arrays]) -> tuple[torch.Tensor, ...]:
+    """The planes, scalars and labels of all ``parts``, and the mask of unseen cards (the
+    candidates plane)."""
+    planes, scalars, y = (np.concatenate([part[k] for part in parts]) for k in range(3))
     return (
         torch.from_numpy(planes),
         torch.from_numpy(scalars),
@@ -109,6 +124,33 @@ def uniform_brier(data: tuple[torch.Tensor, ...]) -> float:
     return float((((p - y) ** 2) * m).sum(1).mean())
 
 
+def cached_play(
+    path: str | None, tasks: list[tuple[str, int, int, int]], split: int, jobs: int
+) -> list[Arrays]:
+    """The arrays of every task (the first ``split`` are the training games), played, or read
+    from ``path`` where it was saved for the same tasks (and saved there when it was not): a
+    second network on the same games skips the self-play."""
+    key = repr(tasks)
+    if path is not None and Path(path).exists():
+        with np.load(path, allow_pickle=False) as saved:
+            if str(saved["key"]) != key:
+                raise SystemExit(
+                    f"--data {path}: saved for other games (other --combos, --games, "
+                    "--test-games or --jobs); remove it or name another file"
+                )
+            count = 1 + len(tasks) - split
+            return [(saved[f"{i}.0"], saved[f"{i}.1"], saved[f"{i}.2"]) for i in range(count)]
+    with Pool(jobs) as pool:
+        parts = pool.map(play_arrays, tasks)
+    planes, scalars, y = (np.concatenate([part[k] for part in parts[:split]]) for k in range(3))
+    parts = [(planes, scalars, y), *parts[split:]]
+    if path is not None:
+        named: dict[str, Any] = {f"{i}.{k}": p[k] for i, p in enumerate(parts) for k in range(3)}
+        with open(path, "wb") as out:
+            np.savez(out, key=np.array(key), **named)
+    return parts
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and of its finished children (the self-play workers)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -125,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default=str(belief.WEIGHTS.with_suffix("")))
+    parser.add_argument("--data", help="an .npz to save the self-play's examples to, or reuse")
     args = parser.parse_args(argv)
     combos = []
     for item in args.combos.split(","):
@@ -149,11 +192,9 @@ def main(argv: list[str] | None = None) -> int:
             first = (k * 1000 + j) * 10_000
             train_tasks.append((name, players, first, games // chunks))
         test_tasks.append((name, players, TEST_SEED + k * 10_000, args.test_games))
-    with Pool(args.jobs) as pool:
-        train = [e for part in pool.map(play, train_tasks) for e in part]
-        tests = pool.map(play, test_tasks)
-    print(f"{len(train)} training examples", flush=True)
-    planes, scalars, y, m = tensors(train)
+    train, *tests = cached_play(args.data, train_tasks + test_tasks, len(train_tasks), args.jobs)
+    planes, scalars, y, m = tensors([train])
+    print(f"{len(y)} training examples", flush=True)
     del train
     started = time.perf_counter()
     torch.manual_seed(0)
@@ -180,9 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     figures = {}
     for (name, players, _), examples in zip(combos, tests, strict=True):
-        data = tensors(examples)
+        data = tensors([examples])
         figures[f"{name}:{players}"] = {
-            "examples": len(examples),
+            "examples": len(data[2]),
             "brier": round(brier(net, data), 4),
             "uniform": round(uniform_brier(data), 4),
         }
