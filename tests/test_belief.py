@@ -174,6 +174,25 @@ def test_weights_that_do_not_fit_are_refused(
         belief._meta.cache_clear()
 
 
+def test_a_trained_network_elsewhere_loads_as_written(tmp_path: Path) -> None:
+    # What scripts/train_belief.py --out writes (weights and metadata side by side) loads to
+    # the same network; a metadata file that is not an object, or lacks the hidden size, is
+    # refused in words.
+    weights = tmp_path / "other.f32"
+    weights.write_bytes(belief.WEIGHTS.read_bytes())
+    (tmp_path / "other.json").write_text(belief.META.read_text())
+    game = _played(RuleSet.preset("standard"), 3, 2, 6)
+    assert game is not None and game.to_move is not None
+    view = game.view(game.to_move)
+    seat = next(s for s in view.active_seats() if s != view.seat)
+    active, scalars = features(view, seat)
+    assert belief.load(weights).logits(active, scalars) == belief.shipped().logits(active, scalars)
+    for meta, words in (([1, 2], "holds no JSON object"), ({"encoding": 1}, "hidden size")):
+        (tmp_path / "other.json").write_text(json.dumps(meta))
+        with pytest.raises(BeliefError, match=words):
+            belief.load(weights)
+
+
 def test_a_calls_chance_is_the_worlds_share_calibrated() -> None:
     view = _position(["7C"], ["KD", "2S"])
     raw = call_chance(view, random.Random(5), calibrated=False)

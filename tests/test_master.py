@@ -299,3 +299,20 @@ def test_a_stalled_round_over_the_threshold_is_broken(index: int) -> None:
     )
     summary = play_game(GameTask(index, ("master", "expert"), house, 1, think_ms=20))
     assert summary["errors"] == [] and not summary["capped"] and summary["winners"], summary
+
+
+def test_the_cap_on_worlds_holds_whatever_the_budget() -> None:
+    # A large budget searches up to max_worlds (MAX_WORLDS unless set) and no further.
+    from yaniv.bots.master_bot import MAX_WORLDS
+
+    view = _doubtful_call().view(0)
+    cands: list[tuple[Move, Card | None]] = [(m, None) for m in view.legal_moves[:2]]
+    counts = []
+    for cap in (10, None):
+        bot = MasterBot(3, think_ms=10_000.0)
+        if cap is not None:
+            bot.max_worlds = cap
+        values = bot.world_values(view, cands)
+        assert values is not None
+        counts.append(len(values[0]))
+    assert counts == [10, MAX_WORLDS]
