@@ -38,13 +38,11 @@ from duplicate_deals import duplicate_game, turns
 from master_oracle import Peeking
 
 from yaniv.bots import belief, get_bot
-from yaniv.bots.belief import BeliefNet, hand_odds
 from yaniv.bots.coach import mean_and_error
 from yaniv.bots.master_bot import MIN_WORLDS, THINK_MS, MasterBot
 from yaniv.cards import Card
 from yaniv.moves import YANIV, Move
 from yaniv.rules import PRESETS, RuleSet
-from yaniv.search import Odds
 from yaniv.view import PlayerView
 
 Cands = list[tuple[Move, Card | None]]
@@ -79,22 +77,12 @@ class Setup:
     max_worlds: int | None = None  # a second search's cap on its worlds
 
 
-class Believing(MasterBot):
-    """The master with another belief network's worlds."""
-
-    net: BeliefNet
-
-    def odds(self, view: PlayerView) -> Odds:
-        if self._odds is None or self._odds[0] is not view:
-            self._odds = (view, hand_odds(view, self.net))
-        return self._odds[1]
-
-
 def variants(setup: Setup, seed: int, think_ms: float) -> dict[str, MasterBot]:
-    """The second searches of ``setup``, by their rows' names (none: no control either)."""
+    """The second searches of ``setup``, by their rows' names (none: no control either); a
+    belief that cannot be read raises ``BeliefError``."""
     out: dict[str, MasterBot] = {}
     if setup.belief is not None:
-        believing = Believing(seed, think_ms=think_ms)
+        believing = MasterBot(seed, think_ms=think_ms)
         believing.net = belief.load(Path(setup.belief).with_suffix(".f32"))
         out[f"the belief {Path(setup.belief).name}"] = believing
     if setup.max_worlds is not None:
@@ -222,11 +210,6 @@ def main() -> None:
         parser.error(f"--think-ms: a positive number (got {args.think_ms})")
     if args.max_worlds is not None and args.max_worlds < MIN_WORLDS:
         parser.error(f"--max-worlds: at least {MIN_WORLDS} (got {args.max_worlds})")
-    if args.belief is not None:
-        try:
-            belief.load(Path(args.belief).with_suffix(".f32"))
-        except belief.BeliefError as exc:
-            parser.error(f"--belief {args.belief}: {exc}")
     setup = Setup(
         args.players,
         args.seed,
@@ -236,7 +219,10 @@ def main() -> None:
         args.belief,
         args.max_worlds,
     )
-    extra = list(variants(setup, 0, THINK_MS))
+    try:
+        extra = list(variants(setup, 0, THINK_MS))
+    except belief.BeliefError as exc:
+        parser.error(f"--belief {args.belief}: {exc}")
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         rows = [r for game in pool.map(decisions, repeat(setup), range(args.games)) for r in game]
     print("\n".join(table(rows, extra)))

@@ -84,10 +84,10 @@ def play_arrays(task: tuple[str, int, int, int]) -> Arrays:
     return arrays(play(task))
 
 
-def tensors(parts: list[Arrays]) -> tuple[torch.Tensor, ...]:
-    """The planes, scalars and labels of all ``parts``, and the mask of unseen cards (the
-    candidates plane)."""
-    planes, scalars, y = (np.concatenate([part[k] for part in parts]) for k in range(3))
+def tensors(data: Arrays) -> tuple[torch.Tensor, ...]:
+    """The planes, scalars and labels (sharing the arrays' memory), and the mask of unseen
+    cards (the candidates plane)."""
+    planes, scalars, y = data
     return (
         torch.from_numpy(planes),
         torch.from_numpy(scalars),
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             train_tasks.append((name, players, first, games // chunks))
         test_tasks.append((name, players, TEST_SEED + k * 10_000, args.test_games))
     train, *tests = cached_play(args.data, train_tasks + test_tasks, len(train_tasks), args.jobs)
-    planes, scalars, y, m = tensors([train])
+    planes, scalars, y, m = tensors(train)
     print(f"{len(y)} training examples", flush=True)
     del train
     started = time.perf_counter()
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     figures = {}
     for (name, players, _), examples in zip(combos, tests, strict=True):
-        data = tensors([examples])
+        data = tensors(examples)
         figures[f"{name}:{players}"] = {
             "examples": len(data[2]),
             "brier": round(brier(net, data), 4),

@@ -52,7 +52,7 @@ from ..search import Odds, SearchError, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
-from .belief import call_chance, hand_odds
+from .belief import BeliefNet, call_chance, hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
 from .inference import play_weigh
@@ -148,6 +148,7 @@ class MasterBot(ExpertBot):
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
         self.by_play = by_play  # the worlds also weighed by each opponent's last turn
         self.belief = belief  # the worlds drawn by the learned belief instead of those two
+        self.net: BeliefNet | None = None  # that belief's network (None: the shipped one)
         self._odds: tuple[PlayerView, Odds] | None = None  # the belief of the view searched
         if call_odds not in ("coach", "belief"):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
@@ -168,7 +169,7 @@ class MasterBot(ExpertBot):
     def odds(self, view: PlayerView) -> Odds:
         """The belief's odds of ``view``, computed once per view searched."""
         if self._odds is None or self._odds[0] is not view:
-            self._odds = (view, hand_odds(view))
+            self._odds = (view, hand_odds(view, self.net))
         return self._odds[1]
 
     def sample(self, view: PlayerView, count: int) -> list[World]:
