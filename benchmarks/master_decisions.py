@@ -57,7 +57,7 @@ class Rule:
 
 RULES = (
     Rule("shipped", {}),
-    *(Rule(f"paired test at z = {z:g}", {"z": z}) for z in (0.0, 0.5, 1.0, 1.5, 3.0)),
+    *(Rule(f"paired test at z = {z:g}", {"z": z}) for z in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)),
     Rule("no coach verdict as the default", {"coach_base": False}),
     Rule("the first 16 worlds", {}, 16),
     Rule("the first 32 worlds", {}, 32),
@@ -109,7 +109,7 @@ class Watched(MasterBot):
 def choice(bot: MasterBot, view: PlayerView, cands: Cands, values: list[list[float]]) -> int:
     """The candidate ``bot``'s rule picks from ``values`` (as its ``_search`` and ``settle``)."""
     bot.worlds = len(values[0])
-    totals = bot._tested(cands, values, bot.default_choice(view, cands, values))
+    totals = bot._tested(cands, values, bot.default_choice(view, cands, values), view.n)
     return bot.settle(totals, 1 if cands[0][0] == YANIV else 0)
 
 

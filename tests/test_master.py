@@ -248,12 +248,32 @@ def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:
         [b + d for b, d in zip(base, [0.3, -0.25, 0.3, -0.25], strict=True)],  # noise
         [b + 0.02 for b in base],  # a little better in every world: a real difference
     ]
-    totals = MasterBot(1)._tested(cands, values, 1)
+    totals = MasterBot(1)._tested(cands, values, 1, view.n)
     assert totals[1] == pytest.approx(2.0) and totals[3] == pytest.approx(2.08)
     assert totals[0] < totals[1] and totals[2] < totals[1]
     # Without the test (z = 0 is a plain comparison of means) the noisy ones would stand.
-    plain = MasterBot(1, z=0.0)._tested(cands, values, 1)
+    plain = MasterBot(1, z=0.0)._tested(cands, values, 1, view.n)
     assert plain[0] > plain[1] and plain[2] > plain[1]
+
+
+def test_a_larger_table_asks_fewer_standard_errors_of_a_candidate() -> None:
+    # A candidate better than the default by 1.2-2 standard errors of the paired difference:
+    # kept out at a table of two (z = 2), chosen at a table of four (z = 1), unless z is set.
+    from yaniv.bots.coach import mean_and_error
+    from yaniv.bots.master_bot import Z_MANY, Z
+
+    moves = _doubtful_call().view(0).legal_moves[:2]
+    cands: list[tuple[Move, Card | None]] = [(m, None) for m in moves]
+    base = [0.5] * 8
+    diffs = [0.03, -0.01] * 4
+    values = [base, [b + d for b, d in zip(base, diffs, strict=True)]]
+    mean, error = mean_and_error(diffs)
+    assert Z_MANY < 1.2 < mean / error < 2.0 <= Z
+    two = MasterBot(1)._tested(cands, values, 0, 2)
+    assert two[1] < two[0]
+    four = MasterBot(1)._tested(cands, values, 0, 4)
+    assert four[1] == pytest.approx(math.fsum(values[1])) and four[1] > four[0]
+    assert MasterBot(1, z=2.0)._tested(cands, values, 0, 4)[1] < four[0]
 
 
 def test_a_doubtful_call_defaults_to_the_coach_verdict(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,8 +26,8 @@ belief and calibrated on the expert's self-play (``belief.call_chance``), or wit
 ``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
 call, else the heuristic's turn; another candidate replaces it only if it is better by
 ``margin`` and by ``z`` standard errors of the paired difference over the same worlds
-(``Z``): without that test a small budget's noise made the master far weaker than the expert
-(32.5 % of 200 two-player games at 20 ms).
+(``Z`` at a table of two, ``Z_MANY`` at a larger one): without that test a small budget's
+noise made the master far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
@@ -80,8 +80,10 @@ ROLLOUT_TURNS_MAX = 48
 MARGIN = 0.003
 #: ...and by how many standard errors of the paired difference (over the same worlds): with
 #: few worlds the difference is mostly noise, and replacing the heuristic's choice on noise
-#: made the master weaker than the expert it searches from.
+#: made the master weaker than the expert it searches from. ``Z`` at a table of two,
+#: ``Z_MANY`` at a larger one (measured in four players: see docs/bots.md).
 Z = 2.0
+Z_MANY = 1.0
 #: With that test guarding the default, more is searched than the expert searches: turns
 #: whose heuristic scores are within 8 points (the expert's 4), and every call that is not
 #: exactly decided (the expert leaves raw odds of 15 % and less, 97 % and more, to the coach).
@@ -131,7 +133,7 @@ class MasterBot(ExpertBot):
         worlds: int | None = None,
         coach_call: bool = True,
         others_weight: float = EXPERT_SHED_WEIGHT,
-        z: float = Z,
+        z: float | None = None,
         coach_base: bool = True,
         beta_scale: float = 1.0,
         by_play: bool = True,
@@ -143,7 +145,7 @@ class MasterBot(ExpertBot):
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
         self.others_weight = others_weight  # the shed weight of the others in rollouts
-        self.z = z  # standard errors by which a candidate must beat the default choice
+        self.z = z  # standard errors by which a candidate must beat the default (None: by table)
         self.coach_base = coach_base  # the default: the coach's verdict on a call
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
         self.by_play = by_play  # the worlds also weighed by each opponent's last turn
@@ -192,7 +194,7 @@ class MasterBot(ExpertBot):
         values = self.world_values(view, cands)
         if values is None:
             return None
-        return self._tested(cands, values, self.default_choice(view, cands, values))
+        return self._tested(cands, values, self.default_choice(view, cands, values), view.n)
 
     def default_choice(
         self, view: PlayerView, cands: list[tuple[Move, Card | None]], values: list[list[float]]
@@ -279,19 +281,30 @@ class MasterBot(ExpertBot):
         self.worlds = done
         return values
 
+    def paired_z(self, players: int) -> float:
+        """The standard errors a candidate must win by at a table of ``players`` seats."""
+        if self.z is not None:
+            return self.z
+        return Z if players <= 2 else Z_MANY
+
     def _tested(
-        self, cands: list[tuple[Move, Card | None]], values: list[list[float]], base: int
+        self,
+        cands: list[tuple[Move, Card | None]],
+        values: list[list[float]],
+        base: int,
+        players: int,
     ) -> list[float]:
         """Each candidate's total over the worlds; one that does not beat the default choice
-        ``base`` by ``z`` standard errors of their paired difference (the same worlds) is put
-        below it, so that noise never replaces it."""
+        ``base`` by ``paired_z(players)`` standard errors of their paired difference (the same
+        worlds) is put below it, so that noise never replaces it."""
+        z = self.paired_z(players)
         totals = [math.fsum(v) for v in values]
         for i, v in enumerate(values):
             if i == base:
                 continue
             diffs = [a - b for a, b in zip(v, values[base], strict=True)]
             mean, error = mean_and_error(diffs) if len(diffs) > 1 else (diffs[0], 0.0)
-            if mean <= self.z * error:
+            if mean <= z * error:
                 totals[i] = min(totals[i], totals[base] - 1.0)
         return totals
 
