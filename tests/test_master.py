@@ -256,24 +256,44 @@ def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:
     assert plain[0] > plain[1] and plain[2] > plain[1]
 
 
-def test_a_larger_table_asks_fewer_standard_errors_of_a_candidate() -> None:
+def test_a_larger_table_searched_in_many_worlds_asks_fewer_standard_errors() -> None:
     # A candidate better than the default by 1.2-2 standard errors of the paired difference:
-    # kept out at a table of two (z = 2), chosen at a table of four (z = 1), unless z is set.
+    # chosen at a table of four searched in MANY_WORLDS worlds (z = 1), kept out at a table of
+    # two (z = 2), or where set to z = 2.
     from yaniv.bots.coach import mean_and_error
-    from yaniv.bots.master_bot import Z_MANY, Z
+    from yaniv.bots.master_bot import MANY_WORLDS, Z_MANY, Z
 
     moves = _doubtful_call().view(0).legal_moves[:2]
     cands: list[tuple[Move, Card | None]] = [(m, None) for m in moves]
-    base = [0.5] * 8
-    diffs = [0.03, -0.01] * 4
+    diffs = [0.045, -0.025] * (MANY_WORLDS // 2)
+    base = [0.5] * len(diffs)
     values = [base, [b + d for b, d in zip(base, diffs, strict=True)]]
     mean, error = mean_and_error(diffs)
     assert Z_MANY < 1.2 < mean / error < 2.0 <= Z
-    two = MasterBot(1)._tested(cands, values, 0, 2)
-    assert two[1] < two[0]
     four = MasterBot(1)._tested(cands, values, 0, 4)
     assert four[1] == pytest.approx(math.fsum(values[1])) and four[1] > four[0]
+    two = MasterBot(1)._tested(cands, values, 0, 2)
+    assert two[1] < two[0]
     assert MasterBot(1, z=2.0)._tested(cands, values, 0, 4)[1] < four[0]
+
+
+def test_a_larger_table_searched_in_few_worlds_asks_the_two_seat_standard_errors() -> None:
+    # Under MANY_WORLDS worlds the error itself is measured poorly: a candidate 1.2-2 standard
+    # errors better is kept out at a table of four too, unless z is set lower.
+    from yaniv.bots.coach import mean_and_error
+    from yaniv.bots.master_bot import MANY_WORLDS, Z_MANY, Z
+
+    moves = _doubtful_call().view(0).legal_moves[:2]
+    cands: list[tuple[Move, Card | None]] = [(m, None) for m in moves]
+    diffs = [0.03, -0.01] * 4
+    assert len(diffs) < MANY_WORLDS
+    base = [0.5] * len(diffs)
+    values = [base, [b + d for b, d in zip(base, diffs, strict=True)]]
+    mean, error = mean_and_error(diffs)
+    assert Z_MANY < 1.2 < mean / error < 2.0 <= Z
+    four = MasterBot(1)._tested(cands, values, 0, 4)
+    assert four[1] < four[0]
+    assert MasterBot(1, z=1.0)._tested(cands, values, 0, 4)[1] > four[0]
 
 
 def test_a_doubtful_call_defaults_to_the_coach_verdict(monkeypatch: pytest.MonkeyPatch) -> None:

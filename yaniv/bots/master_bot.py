@@ -26,8 +26,9 @@ belief and calibrated on the expert's self-play (``belief.call_chance``), or wit
 ``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
 call, else the heuristic's turn; another candidate replaces it only if it is better by
 ``margin`` and by ``z`` standard errors of the paired difference over the same worlds
-(``Z`` at a table of two, ``Z_MANY`` at a larger one): without that test a small budget's
-noise made the master far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
+(``Z``; ``Z_MANY`` at a table of three or more searched in ``MANY_WORLDS`` worlds or more):
+without that test a small budget's noise made the master far weaker than the expert (32.5 % of
+200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
@@ -80,10 +81,14 @@ ROLLOUT_TURNS_MAX = 48
 MARGIN = 0.003
 #: ...and by how many standard errors of the paired difference (over the same worlds): with
 #: few worlds the difference is mostly noise, and replacing the heuristic's choice on noise
-#: made the master weaker than the expert it searches from. ``Z`` at a table of two,
-#: ``Z_MANY`` at a larger one (measured in four players: see docs/bots.md).
+#: made the master weaker than the expert it searches from. ``Z`` at a table of two, and at a
+#: larger one searched in fewer than ``MANY_WORLDS`` worlds (where the error itself is
+#: measured poorly); ``Z_MANY`` at a larger one searched in more. Measured in four players:
+#: at the default budget (41 to 64 worlds) z = 1 won 36.0 % of 550 games to z = 2's 33.8 %; at
+#: ``--think-ms 20`` (6 to 13 worlds, mostly) 96 of 400 games to z = 2's 117 (docs/bots.md).
 Z = 2.0
 Z_MANY = 1.0
+MANY_WORLDS = 24
 #: With that test guarding the default, more is searched than the expert searches: turns
 #: whose heuristic scores are within 8 points (the expert's 4), and every call that is not
 #: exactly decided (the expert leaves raw odds of 15 % and less, 97 % and more, to the coach).
@@ -281,11 +286,12 @@ class MasterBot(ExpertBot):
         self.worlds = done
         return values
 
-    def paired_z(self, players: int) -> float:
-        """The standard errors a candidate must win by at a table of ``players`` seats."""
+    def paired_z(self, players: int, worlds: int) -> float:
+        """The standard errors a candidate must win by at a table of ``players`` seats, its
+        difference measured over ``worlds`` worlds."""
         if self.z is not None:
             return self.z
-        return Z if players <= 2 else Z_MANY
+        return Z_MANY if players > 2 and worlds >= MANY_WORLDS else Z
 
     def _tested(
         self,
@@ -295,9 +301,9 @@ class MasterBot(ExpertBot):
         players: int,
     ) -> list[float]:
         """Each candidate's total over the worlds; one that does not beat the default choice
-        ``base`` by ``paired_z(players)`` standard errors of their paired difference (the same
-        worlds) is put below it, so that noise never replaces it."""
-        z = self.paired_z(players)
+        ``base`` by ``paired_z`` standard errors of their paired difference (the same worlds)
+        is put below it, so that noise never replaces it."""
+        z = self.paired_z(players, len(values[base]))
         totals = [math.fsum(v) for v in values]
         for i, v in enumerate(values):
             if i == base:
