@@ -256,20 +256,28 @@ def test_a_candidate_must_beat_the_heuristic_by_its_paired_error() -> None:
     assert plain[0] > plain[1] and plain[2] > plain[1]
 
 
-def test_a_larger_table_searched_in_many_worlds_asks_fewer_standard_errors() -> None:
-    # A candidate better than the default by 1.2-2 standard errors of the paired difference:
-    # chosen at a table of four searched in MANY_WORLDS worlds (z = 1), kept out at a table of
-    # two (z = 2), or where set to z = 2.
+def _better_by_1_2_to_2_errors(
+    diffs: list[float],
+) -> tuple[list[tuple[Move, Card | None]], list[list[float]]]:
+    """Two candidates and their values over ``len(diffs)`` worlds: the second better than the
+    first (the default) by ``diffs``, between Z_MANY and Z standard errors of their mean."""
     from yaniv.bots.coach import mean_and_error
-    from yaniv.bots.master_bot import MANY_WORLDS, Z_MANY, Z
+    from yaniv.bots.master_bot import Z_MANY, Z
 
     moves = _doubtful_call().view(0).legal_moves[:2]
     cands: list[tuple[Move, Card | None]] = [(m, None) for m in moves]
-    diffs = [0.045, -0.025] * (MANY_WORLDS // 2)
     base = [0.5] * len(diffs)
-    values = [base, [b + d for b, d in zip(base, diffs, strict=True)]]
     mean, error = mean_and_error(diffs)
     assert Z_MANY < 1.2 < mean / error < 2.0 <= Z
+    return cands, [base, [b + d for b, d in zip(base, diffs, strict=True)]]
+
+
+def test_a_larger_table_searched_in_many_worlds_asks_fewer_standard_errors() -> None:
+    # Chosen at a table of four searched in MANY_WORLDS worlds (z = 1), kept out at a table of
+    # two (z = 2), or where set to z = 2.
+    from yaniv.bots.master_bot import MANY_WORLDS
+
+    cands, values = _better_by_1_2_to_2_errors([0.045, -0.025] * (MANY_WORLDS // 2))
     four = MasterBot(1)._tested(cands, values, 0, 4)
     assert four[1] == pytest.approx(math.fsum(values[1])) and four[1] > four[0]
     two = MasterBot(1)._tested(cands, values, 0, 2)
@@ -278,19 +286,12 @@ def test_a_larger_table_searched_in_many_worlds_asks_fewer_standard_errors() -> 
 
 
 def test_a_larger_table_searched_in_few_worlds_asks_the_two_seat_standard_errors() -> None:
-    # Under MANY_WORLDS worlds the error itself is measured poorly: a candidate 1.2-2 standard
-    # errors better is kept out at a table of four too, unless z is set lower.
-    from yaniv.bots.coach import mean_and_error
-    from yaniv.bots.master_bot import MANY_WORLDS, Z_MANY, Z
+    # Under MANY_WORLDS worlds the error itself is measured poorly: the candidate is kept out
+    # at a table of four too, unless z is set lower.
+    from yaniv.bots.master_bot import MANY_WORLDS
 
-    moves = _doubtful_call().view(0).legal_moves[:2]
-    cands: list[tuple[Move, Card | None]] = [(m, None) for m in moves]
-    diffs = [0.03, -0.01] * 4
-    assert len(diffs) < MANY_WORLDS
-    base = [0.5] * len(diffs)
-    values = [base, [b + d for b, d in zip(base, diffs, strict=True)]]
-    mean, error = mean_and_error(diffs)
-    assert Z_MANY < 1.2 < mean / error < 2.0 <= Z
+    cands, values = _better_by_1_2_to_2_errors([0.03, -0.01] * 4)
+    assert len(values[0]) < MANY_WORLDS
     four = MasterBot(1)._tested(cands, values, 0, 4)
     assert four[1] < four[0]
     assert MasterBot(1, z=1.0)._tested(cands, values, 0, 4)[1] > four[0]

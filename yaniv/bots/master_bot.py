@@ -150,7 +150,7 @@ class MasterBot(ExpertBot):
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
         self.others_weight = others_weight  # the shed weight of the others in rollouts
-        self.z = z  # standard errors by which a candidate must beat the default (None: by table)
+        self.z = z  # standard errors a candidate must beat the default by (None: paired_z's)
         self.coach_base = coach_base  # the default: the coach's verdict on a call
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
         self.by_play = by_play  # the worlds also weighed by each opponent's last turn
