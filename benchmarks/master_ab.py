@@ -6,12 +6,13 @@
 Both masters sit in the same seat against the same bots (``--against``, filling the other seats) on
 the same duplicate deals and bots' seeds (``yaniv.arena.compare``), so only the options differ.
 Each ``--set NAME=VALUE`` is a ``MasterBot`` argument (``z``, ``others_weight``, ``beta_scale``,
-``by_play``, ``belief``, ``call_odds``, ``judged_calls``, ``like_expert``, ``coach_call``,
-``coach_base``, ``candidates``, ``margin``, ``worlds``) or one of its attributes ``close``
-(points within which turns are searched) and ``sure`` (``LOW,HIGH``: the coach's odds outside
-which a call is not searched). Prints each one's win rate with its 95 % interval, and the paired
-difference with its 95 % interval, a deal being the unit. The master's budget counts simulated
-turns, not time, so the games do not depend on the machine's load.
+``by_play``, ``belief``, ``play_power``, ``call_odds``, ``judged_calls``, ``like_expert``,
+``coach_call``, ``coach_base``, ``candidates``, ``margin``, ``worlds``) or one of its
+attributes ``close`` (points within which turns are searched) and ``sure`` (``LOW,HIGH``: the
+coach's odds outside which a call is not searched). Prints each one's win rate with its 95 %
+interval, and the paired difference with its 95 % interval, a deal being the unit. The
+master's budget counts simulated turns, not time, so the games do not depend on the machine's
+load.
 """
 
 from __future__ import annotations

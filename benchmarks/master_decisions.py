@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/master_decisions.py [--players 4] [--games 40] [--seed 301]
         [--rules standard] [--worlds 256] [--think-ms MS] [--jobs 2]
-        [--belief PATH] [--max-worlds N]
+        [--belief PATH] [--max-worlds N] [--again NAME=VALUE[,NAME=VALUE]]...
 
 A research measurement, not a level. The shipped master plays one seat (the next each game)
 against experts. At every decision where it searched, each of its candidate turns is valued
@@ -18,8 +18,10 @@ the default; only the first 16 or 32 of its worlds (what a smaller budget gives)
 
 Variants of the worlds need the search run again at the same decision: ``--belief PATH`` (a
 network written by ``scripts/train_belief.py --out PATH``) and ``--max-worlds N`` each add a
-row of the shipped rule on a second search with that belief or that cap, and then a control
-row, the shipped master searched again (what the second search's own sampling moves). The
+row of the shipped rule on a second search with that belief or that cap, as does each
+``--again`` with those ``MasterBot`` options (``benchmarks/master_ab.py``'s ``--set`` names,
+comma-separated: ``--again play_power=0.5``), and then a control row, the shipped master
+searched again (what the second search's own sampling moves). The
 real-card values share the rollouts' policy and the utility with the search, so this measures
 what the worlds and the rule lose against the search's own aim, not against perfect play.
 """
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from duplicate_deals import duplicate_game, turns
+from master_ab import master_with, parse_sets
 from master_oracle import Peeking
 
 from yaniv.bots import belief, get_bot
@@ -75,6 +78,7 @@ class Setup:
     think_ms: float | None
     belief: str | None = None  # a trained network's path, for a second search
     max_worlds: int | None = None  # a second search's cap on its worlds
+    again: tuple[str, ...] = ()  # second searches' options, each "NAME=VALUE[,NAME=VALUE]"
 
 
 def variants(setup: Setup, seed: int, think_ms: float) -> dict[str, MasterBot]:
@@ -89,6 +93,10 @@ def variants(setup: Setup, seed: int, think_ms: float) -> dict[str, MasterBot]:
         bot = MasterBot(seed, think_ms=think_ms)
         bot.max_worlds = setup.max_worlds
         out[f"up to {setup.max_worlds} worlds"] = bot
+    for options in setup.again:
+        out[f"searched again with {options}"] = master_with(
+            parse_sets(options.split(",")), think_ms
+        )(seed)
     if out:
         out[AGAIN] = MasterBot(seed, think_ms=think_ms)
     return out
@@ -201,6 +209,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--belief", help="a trained belief's path, searched again with it")
     parser.add_argument("--max-worlds", type=int, help="searched again with this cap on worlds")
+    parser.add_argument(
+        "--again",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE[,NAME=VALUE]",
+        help="searched again with these MasterBot options (master_ab.py's --set names)",
+    )
     args = parser.parse_args()
     if args.rules not in PRESETS:
         parser.error(f"--rules: one of {', '.join(PRESETS)} (got {args.rules!r})")
@@ -218,11 +233,14 @@ def main() -> None:
         args.think_ms,
         args.belief,
         args.max_worlds,
+        tuple(args.again),
     )
     try:
         extra = list(variants(setup, 0, THINK_MS))
     except belief.BeliefError as exc:
         parser.error(f"--belief {args.belief}: {exc}")
+    except ValueError as exc:
+        parser.error(f"--again: {exc}")
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         rows = [r for game in pool.map(decisions, repeat(setup), range(args.games)) for r in game]
     print("\n".join(table(rows, extra)))

@@ -147,3 +147,26 @@ def test_every_rule_set_gives_finite_weights(rules: RuleSet, players: int, seed:
             w = weigh(view, s, guess)
             # a prior of at most 1 times a chance: in (0, 1]
             assert math.isfinite(w) and 0 < w <= 1.0
+
+
+def test_a_tempered_weight_is_the_last_turns_likelihood_to_its_power() -> None:
+    """Without the low-card prior (``beta_scale`` 0), a weight is the likelihood of the seat's
+    last turn raised to ``power``: 0.5 gives the square root of 1's."""
+    judged = 0
+    for seed in range(6):
+        game = _played(RuleSet(), 3, seed, 6)
+        if game is None:
+            continue
+        me = game.to_move
+        assert me is not None
+        view = game.view(me)
+        whole, half = play_weigh(view, 0.0), play_weigh(view, 0.0, power=0.5)
+        for world in sample_worlds(view, 20, seed=seed):
+            for s in last_turns(view):
+                guess = _hidden_of(world.hands[s], view.known[s])
+                if s == me or not guess:
+                    continue
+                w = whole(view, s, guess)
+                assert math.isclose(half(view, s, guess), math.sqrt(w))
+                judged += w < 1.0
+    assert judged > 20  # likelihoods below 1, where the power changes the weight

@@ -13,6 +13,7 @@ from strategies import rule_sets
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
+from yaniv.bots.inference import play_weigh
 from yaniv.bots.master_bot import MasterBot, resample
 from yaniv.cards import Card, parse_card, parse_cards
 from yaniv.game import Phase
@@ -115,8 +116,10 @@ def test_master_takes_a_sure_winning_yaniv() -> None:
     assert str(game.legal_moves()[0]) == "yaniv"
 
 
-def test_master_never_reads_hidden_cards() -> None:
-    """Positions that differ only in what the seat cannot see give the same move."""
+@pytest.mark.parametrize("play_power", [0.0, 1.0])
+def test_master_never_reads_hidden_cards(play_power: float) -> None:
+    """Positions that differ only in what the seat cannot see give the same move, with the
+    belief's worlds resampled by the last turns or not."""
     from test_bots import _mid_round, _twin, _with_events
 
     for seed in range(3):
@@ -126,8 +129,9 @@ def test_master_never_reads_hidden_cards() -> None:
         view = game.view(me)
         other = _twin(game, seed)
         assert [other.hand(s) for s in range(game.n)] != [game.hand(s) for s in range(game.n)]
-        a = MasterBot(5, think_ms=FAST).choose(view)
-        b = MasterBot(5, think_ms=FAST).choose(_with_events(other.view(me), view))
+        a = MasterBot(5, think_ms=FAST, play_power=play_power).choose(view)
+        twin = _with_events(other.view(me), view)
+        b = MasterBot(5, think_ms=FAST, play_power=play_power).choose(twin)
         assert a == b, (seed, a, b)
 
 
@@ -141,6 +145,36 @@ def test_resampling_follows_the_weights() -> None:
     # Every weight 0: uniform.
     flat = resample([World(((),), (i,), 0.0) for i in range(4)], 8, random.Random(3))
     assert sorted(k.stock[0] for k in flat) == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_the_belief_worlds_resampled_by_the_last_turns_fit_them_better() -> None:
+    """With ``play_power`` the belief's worlds are resampled by how likely each opponent's last
+    turn was in them: the worlds kept are consistent with the view, and the last turns are
+    likelier in them (the mean log-likelihood) than in the belief's worlds alone."""
+    from test_bots import _mid_round
+
+    gained = []
+    for seed in range(4):
+        game = _mid_round(seed)
+        me = game.to_move
+        assert me is not None
+        view = game.view(me)
+        likelihood = play_weigh(view, 0.0)
+        fit = []
+        for power in (0.0, 1.0):
+            worlds = MasterBot(seed, play_power=power).sample(view, 64)
+            logs = []
+            for world in worlds:
+                assert world.hands[me] == view.hand and world.weight == 1.0
+                for s in view.active_seats():
+                    hidden = tuple(c for c in world.hands[s] if c not in view.known[s])
+                    assert set(view.known[s]) <= set(world.hands[s])
+                    assert len(world.hands[s]) == view.hand_sizes[s]
+                    if s != me and hidden:
+                        logs.append(math.log(likelihood(view, s, hidden)))
+            fit.append(math.fsum(logs) / len(logs))
+        gained.append(fit[1] - fit[0])
+    assert sum(g > 0 for g in gained) >= 3 and math.fsum(gained) > 0, gained
 
 
 def test_many_players_spend_the_budget_on_fewer_turns() -> None:

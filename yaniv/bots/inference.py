@@ -196,10 +196,11 @@ def kept_rates(view: PlayerView) -> list[float]:
 
 
 def play_weigh(
-    view: PlayerView, beta_scale: float = 1.0, by_play: bool = True
+    view: PlayerView, beta_scale: float = 1.0, by_play: bool = True, power: float = 1.0
 ) -> Callable[[PlayerView, int, tuple[Card, ...]], float]:
     """A ``weigh`` for ``sample_worlds``: each opponent's hidden cards by the low-card prior
-    (its rate times ``beta_scale``) and, with ``by_play``, by the likelihood of its last turn."""
+    (its rate times ``beta_scale``) and, with ``by_play``, by the likelihood of its last turn
+    to the ``power`` (below 1: tempered, where the worlds' draw has read that turn already)."""
     betas = [b * beta_scale for b in kept_rates(view)]
     turns = last_turns(view) if by_play else {}
     dist = H.value_dist(view.unseen())
@@ -215,7 +216,7 @@ def play_weigh(
         like = memo.get(key)
         if like is None:
             hand = (*v.known[seat], *hidden)
-            like = memo[key] = hand_likelihood(hand, hidden, turn, rules, dist)
+            like = memo[key] = hand_likelihood(hand, hidden, turn, rules, dist) ** power
         return w * like
 
     return weigh

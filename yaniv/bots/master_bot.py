@@ -1,34 +1,34 @@
 """Level ``master``: determinized search over the expert's best turns, weighed by the chance of
 winning the game.
 
-At the start of a turn where the choice is close (the expert's heuristic ranks its best turns
-within a few points of each other, or a Yaniv call is neither clearly good nor clearly bad), the
-master samples worlds consistent with its view (``yaniv.search.sample_worlds``): the opponents'
-unknown cards and the stock, each opponent's hidden cards drawn by a learned belief of what it
-holds (``belief.hand_odds``: a network trained on the expert's self-play; a hand in proportion to
-the product of its cards' odds). With ``belief=False`` they are drawn uniformly and resampled by an
+At the start of a turn where the choice is close (the expert's heuristic ranks its best turns within
+a few points of each other, or a Yaniv call is neither clearly good nor clearly bad), the master
+samples worlds consistent with its view (``yaniv.search.sample_worlds``): the opponents' unknown
+cards and the stock, each opponent's hidden cards drawn by a learned belief of what it holds
+(``belief.hand_odds``: a network trained on the expert's self-play; a hand in proportion to the
+product of its cards' odds). With ``belief=False`` they are drawn uniformly and resampled by an
 opponent model of what each opponent kept (low cards more likely the longer it has played this
 round, the coach's model) and of its last turn (how likely that discard and draw were had it held
-those cards: ``inference.play_weigh``; sampling-importance-resampling). Either way the worlds used
-are equally weighted. In every world it plays each candidate turn (the heuristic's best
-``candidates`` turns), then the rest of the round by the expert's fast rollout policy for every
-seat (the others judging hands with the expert's shed weight, as the expert does; with its feed
-penalty and bonus pull, so that 97-100 % of its turns are the expert's; a call made where
-``rollout.quick_call_chance`` is high, as the expert's are). All candidates
-share each world, its stock order and its chance (common random numbers), so their difference is
-measured on the same deals. Each finished round is judged by the game-level utility
-(``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the bonus,
-the limit and the end mode of the rules; a game that ends counts 1 for a win (shared where tied)
-and 0 for a loss. A call in doubt is not played out in the searched worlds (too few for a
-showdown's noise): it is worth its chance of success times the utility of its two outcomes
-(``coach.call_value``), against the turns' rollouts; the chance is counted in 200 worlds of the
-belief and calibrated on the expert's self-play (``belief.call_chance``), or with
-``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
-call, else the heuristic's turn; another candidate replaces it only if it is better by
-``margin`` and by ``z`` standard errors of the paired difference over the same worlds
-(``Z``; ``Z_MANY`` at a table of three or more searched in ``MANY_WORLDS`` worlds or more):
-without that test a small budget's noise made the master far weaker than the expert (32.5 % of
-200 two-player games at 20 ms).
+those cards: ``inference.play_weigh``; sampling-importance-resampling). With ``play_power`` the
+belief's worlds are resampled by that last turn's likelihood alone, to that power (0: not, the
+default). Either way the worlds used are equally weighted. In every world it plays each candidate
+turn (the heuristic's best ``candidates`` turns), then the rest of the round by the expert's fast
+rollout policy for every seat (the others judging hands with the expert's shed weight, as the expert
+does; with its feed penalty and bonus pull, so that 97-100 % of its turns are the expert's; a call
+made where ``rollout.quick_call_chance`` is high, as the expert's are). All candidates share each
+world, its stock order and its chance (common random numbers), so their difference is measured on
+the same deals. Each finished round is judged by the game-level utility (``yaniv.bots.utility``):
+the chance of winning the game from the scores it leaves, with the bonus, the limit and the end mode
+of the rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. A call in
+doubt is not played out in the searched worlds (too few for a showdown's noise): it is worth its
+chance of success times the utility of its two outcomes (``coach.call_value``), against the turns'
+rollouts; the chance is counted in 200 worlds of the belief and calibrated on the expert's self-play
+(``belief.call_chance``), or with ``call_odds='coach'`` is the coach's calibrated odds. The default
+is the coach's verdict on the call, else the heuristic's turn; another candidate replaces it only if
+it is better by ``margin`` and by ``z`` standard errors of the paired difference over the same
+worlds (``Z``; ``Z_MANY`` at a table of three or more searched in ``MANY_WORLDS`` worlds or more):
+without that test a small budget's noise made the master far weaker than the expert (32.5 % of 200
+two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
@@ -49,7 +49,7 @@ from ..cards import Card
 from ..errors import YanivError
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
-from ..search import Odds, SearchError, World, sample_worlds
+from ..search import Odds, SearchError, Weigh, World, sample_worlds
 from ..view import PlayerView
 from . import heuristics as H
 from .base import register
@@ -146,6 +146,7 @@ class MasterBot(ExpertBot):
         call_odds: str = "belief",
         judged_calls: bool = True,
         like_expert: bool = True,
+        play_power: float = 0.0,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
@@ -157,6 +158,10 @@ class MasterBot(ExpertBot):
         self.belief = belief  # the worlds drawn by the learned belief instead of those two
         self.net: BeliefNet | None = None  # that belief's network (None: the shipped one)
         self._odds: tuple[PlayerView, Odds] | None = None  # the belief of the view searched
+        # The belief's worlds resampled by each opponent's last turn, its likelihood to this
+        # power (0: not resampled); and that weigh for the view searched.
+        self.play_power = play_power
+        self._weigh: tuple[PlayerView, Weigh] | None = None
         if call_odds not in ("coach", "belief"):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
@@ -183,10 +188,16 @@ class MasterBot(ExpertBot):
         """``count`` worlds of ``view``, equally weighted: drawn by the learned belief
         (``belief.hand_odds``), or without it resampled by the opponent model: the low-card
         prior and each opponent's last turn (``inference.play_weigh``)."""
-        if self.belief:
+        if self.belief and not self.play_power:
             return sample_worlds(view, count, self.rng, odds=self.odds(view))
-        weigh = play_weigh(view, self.beta_scale, self.by_play)
-        pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=weigh)
+        if self._weigh is None or self._weigh[0] is not view:
+            if self.belief:  # the belief has the low-card prior already: the last turn only
+                weigh = play_weigh(view, 0.0, power=self.play_power)
+            else:
+                weigh = play_weigh(view, self.beta_scale, self.by_play)
+            self._weigh = (view, weigh)
+        odds = self.odds(view) if self.belief else None
+        pool = sample_worlds(view, count * OVERSAMPLE, self.rng, weigh=self._weigh[1], odds=odds)
         return resample(pool, count, self.rng)
 
     # ------------------------------------------------------------- search
