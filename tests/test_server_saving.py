@@ -20,7 +20,7 @@ from db_backends import postgres_schema, postgres_through_proxy  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
-from test_server import client, new_game, next_state, stored_record  # noqa: E402
+from test_server import client, deal_on, new_game, next_state, stored_record  # noqa: E402
 
 from yaniv.server import rooms  # noqa: E402
 
@@ -72,13 +72,19 @@ def failing_database(
             yield url, cut_off
 
 
-def my_turn(ws: Any, seat: int = 0) -> dict[str, Any]:
-    """The next state in which ``seat`` is to start a turn."""
+def my_turn(ws: Any, seat: int = 0, deal: bool = True) -> dict[str, Any]:
+    """The next state in which ``seat`` is to start a turn. A round the bots end before that
+    (a bot's Yaniv call) is dealt on (``deal_on``), or with ``deal=False`` is returned: its
+    end is the person's next move."""
+    asked: list[int] = []
     while True:
         state = next_state(ws)
         view = state["view"]
         if view["to_move"] == seat and view["phase"] == "start":
             return state
+        if view["phase"] == "round_over" and not deal:
+            return state
+        deal_on(ws, view, asked)
 
 
 def moves_stored(c: TestClient, code: str) -> int:
@@ -143,10 +149,16 @@ def test_a_room_whose_bot_cannot_save_recovers_by_itself(
                     told.append(message["message"])
             assert all("saving the game is failing; retrying in" in t for t in told)
             # The database is back: the bot's move is stored and the game goes on by itself.
+            back = view
             while (message := ws.receive_json())["type"] != "notice":
                 assert message["type"] in ("error", "state")  # a last retry's words; the move
+                if message["type"] == "state":
+                    back = message["view"]
             assert message["saving"] == "ok"
-            back = my_turn(ws)["view"]
+            # On to the person's next move: its turn, or the round's end where the bot's move
+            # was a call (not dealt on: the stored round is the one that move went into).
+            if back["phase"] != "round_over":
+                back = my_turn(ws, deal=False)["view"]
             assert len(back["events"]) > len(view["events"])
             assert moves_stored(c, game["room"]) > stored
 
