@@ -10,7 +10,7 @@ import pytest
 from yaniv import Game
 from yaniv.bots import get_bot, rollout
 from yaniv.bots.expert_bot import ExpertBot
-from yaniv.bots.rollout import CALL_BETA, quick_call_chance, rollout_turn
+from yaniv.bots.rollout import CALL_BETA, discard_after_draw, quick_call_chance, rollout_turn
 from yaniv.cards import VALUE, deck, parse_card, parse_cards
 from yaniv.game import Phase
 from yaniv.moves import YANIV
@@ -134,3 +134,36 @@ def test_like_expert_turns_are_the_experts(preset: str, players: int) -> None:
     share = _agreement(RuleSet.preset(preset), players, games=2)
     assert share[True] >= 0.95
     assert share[True] >= share[False] + 0.04
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_discard_after_a_draw_is_the_experts(players: int) -> None:
+    """Draw first: ``discard_after_draw`` (the master's candidate turns and the rollouts) lays
+    what the expert lays after its draw, with ``like_expert`` (the feed penalty and the bonus
+    pull). On this game: 98 % of four players' discards (92 % without), 99 % of two players'
+    (91 % without)."""
+    rules = RuleSet.preset("draw_first")
+    alike = {False: 0, True: 0}
+    discards = 0
+    bots = [get_bot("expert", seed=s) for s in range(players)]
+    judge = ExpertBot(seed=99)
+    g = Game.new(rules, players=players, seed=1)
+    while not g.is_over:
+        if g.phase >= Phase.ROUND_OVER:
+            g.next_round()
+            continue
+        seat = g.to_move
+        assert seat is not None
+        view = g.view(seat)
+        if g.phase == Phase.DISCARD:
+            expert = g.clone()
+            expert.apply(judge.choose(view))  # sets the expert's shed weight of this moment
+            discards += 1
+            for like in alike:
+                mine = g.clone()
+                discard_after_draw(mine, judge.w_now, like)
+                alike[like] += mine.hands[seat] == expert.hands[seat]
+        g.apply(bots[seat].choose(view))
+    assert discards > 100
+    assert alike[True] >= 0.96 * discards
+    assert alike[True] > alike[False]

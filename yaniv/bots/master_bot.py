@@ -51,13 +51,12 @@ from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
 from ..search import Odds, SearchError, Weigh, World, sample_worlds
 from ..view import PlayerView
-from . import heuristics as H
 from .base import register
 from .belief import BeliefNet, call_chance, hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
 from .inference import play_weigh
-from .rollout import rollout_turn
+from .rollout import discard_after_draw, rollout_turn
 from .utility import win_probability
 
 #: The decision budget's default, in milliseconds of this machine (p99 under 1 s, measured).
@@ -334,11 +333,8 @@ class MasterBot(ExpertBot):
                 g.apply(DRAWS[draw])
             else:
                 g.apply(DRAW_STOCK if g.stock else DRAWS[g.pickable[0]])
-        elif g.phase == Phase.DISCARD:
-            ds = H.best_discard_after_draw(
-                g.hands[me], g.values[me], g.drawn, g.rules, w=self.w_now
-            )
-            g.apply(ds[0][1])
+        elif g.phase == Phase.DISCARD:  # draw first: the discard the expert would make
+            discard_after_draw(g, self.w_now, self.like_expert)
         if g.phase == Phase.SLAP:
             g.apply(SLAPS[g.drawn])
 

@@ -104,14 +104,7 @@ def rollout_turn(
             return
     hand = g.hands[p]
     stock_ok = bool(g.stock)
-    collects = 0
-    pull: tuple[int, float] | None = None
-    if like_expert:
-        collects = g.known[g.next_seat(p)]
-        others = [
-            (g.counts[s], H.mask_value(g.known[s])) for s in range(g.n) if s != p and not g.out[s]
-        ]
-        pull = H.pull_target(rules, g.scores[p], others, H.BONUS_PULL)
+    collects, pull = _expert_aims(g, p) if like_expert else (0, None)
     if not rules.draw_first:
         best = 1e9
         pick: Discard | None = None
@@ -149,8 +142,27 @@ def rollout_turn(
         )
     card = opts[0][1]
     g.apply(DRAW_STOCK if card is None else DRAWS[card])
-    hand = g.hands[p]
-    ds = H.best_discard_after_draw(hand, g.values[p], g.drawn, rules, collects, feed, w)
+    discard_after_draw(g, w, like_expert)
+
+
+def _expert_aims(g: Game, p: int) -> tuple[int, tuple[int, float] | None]:
+    """What the expert's turn of seat ``p`` weighs besides its hand: the cards the next seat
+    is known to collect (a discard that feeds them is penalised), and the bonus score its hand
+    is pulled toward (None: none)."""
+    others = [
+        (g.counts[s], H.mask_value(g.known[s])) for s in range(g.n) if s != p and not g.out[s]
+    ]
+    return g.known[g.next_seat(p)], H.pull_target(g.rules, g.scores[p], others, H.BONUS_PULL)
+
+
+def discard_after_draw(g: Game, w: float, like_expert: bool = False) -> None:
+    """Draw first: the discard of the seat to move after its draw, judged with shed weight
+    ``w``; with ``like_expert`` the expert's (the feed penalty and the bonus pull)."""
+    p = g.to_move
+    assert p is not None and g.phase == Phase.DISCARD
+    collects, pull = _expert_aims(g, p) if like_expert else (0, None)
+    feed = 1.0 if like_expert else 0.0
+    ds = H.best_discard_after_draw(g.hands[p], g.values[p], g.drawn, g.rules, collects, feed, w)
     if pull is not None:
         ds = H.pulled_discards(ds, g.values[p], *pull)
     g.apply(ds[0][1])
