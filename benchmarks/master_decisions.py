@@ -21,9 +21,9 @@ network written by ``scripts/train_belief.py --out PATH``) and ``--max-worlds N`
 row of the shipped rule on a second search with that belief or that cap, as does each
 ``--again`` with those ``MasterBot`` options (``benchmarks/master_ab.py``'s ``--set`` names,
 comma-separated: ``--again play_power=0.5``), and then a control row, the shipped master
-searched again (what the second search's own sampling moves). The
-real-card values share the rollouts' policy and the utility with the search, so this measures
-what the worlds and the rule lose against the search's own aim, not against perfect play.
+searched again (what the second search's own sampling moves). The real-card values share the
+rollouts' policy and the utility with the search, so this measures what the worlds and the rule
+lose against the search's own aim, not against perfect play.
 """
 
 from __future__ import annotations

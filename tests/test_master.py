@@ -62,6 +62,12 @@ def test_master_refuses_a_budget_that_is_not_positive() -> None:
         MasterBot(1, think_ms=0)
 
 
+@pytest.mark.parametrize("power", [-0.5, math.inf, math.nan])
+def test_master_refuses_a_play_power_below_0_or_not_finite(power: float) -> None:
+    with pytest.raises(ValueError, match="play_power"):
+        MasterBot(1, play_power=power)
+
+
 @settings(
     max_examples=10,
     deadline=None,

@@ -159,6 +159,8 @@ class MasterBot(ExpertBot):
         self._odds: tuple[PlayerView, Odds] | None = None  # the belief of the view searched
         # The belief's worlds resampled by each opponent's last turn, its likelihood to this
         # power (0: not resampled); and that weigh for the view searched.
+        if not 0 <= play_power < math.inf:
+            raise ValueError(f"play_power {play_power!r}: expected a number 0 or more")
         self.play_power = play_power
         self._weigh: tuple[PlayerView, Weigh] | None = None
         if call_odds not in ("coach", "belief"):
@@ -185,8 +187,9 @@ class MasterBot(ExpertBot):
 
     def sample(self, view: PlayerView, count: int) -> list[World]:
         """``count`` worlds of ``view``, equally weighted: drawn by the learned belief
-        (``belief.hand_odds``), or without it resampled by the opponent model: the low-card
-        prior and each opponent's last turn (``inference.play_weigh``)."""
+        (``belief.hand_odds``; with ``play_power``, resampled by each opponent's last turn), or
+        without it resampled by the opponent model: the low-card prior and each opponent's last
+        turn (``inference.play_weigh``)."""
         if self.belief and not self.play_power:
             return sample_worlds(view, count, self.rng, odds=self.odds(view))
         if self._weigh is None or self._weigh[0] is not view:
