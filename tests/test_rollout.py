@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from itertools import product
 
 import pytest
@@ -15,6 +16,7 @@ from yaniv.cards import VALUE, deck, parse_card, parse_cards
 from yaniv.game import Phase
 from yaniv.moves import YANIV
 from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
 
 
 def _game(mine: str, theirs: str, known: str = "") -> Game:
@@ -93,35 +95,45 @@ def _expert_turn(g: Game, bot: ExpertBot) -> None:
             break
 
 
+def _self_play(
+    rules: RuleSet, players: int, seed: int, bot_seed: int
+) -> Iterator[tuple[Game, int, PlayerView]]:
+    """A game of experts (seat ``s`` seeded ``bot_seed + s``): the game, the seat to move and
+    its view before each move, which is played once the caller has looked."""
+    bots = [get_bot("expert", seed=bot_seed + s) for s in range(players)]
+    g = Game.new(rules, players=players, seed=seed)
+    while not g.is_over:
+        if g.phase >= Phase.ROUND_OVER:
+            g.next_round()
+            continue
+        seat = g.to_move
+        assert seat is not None
+        view = g.view(seat)
+        yield g, seat, view
+        g.apply(bots[seat].choose(view))
+
+
 def _agreement(rules: RuleSet, players: int, games: int) -> dict[bool, float]:
     """On the expert's self-play, the share of its turns (not calls) that ``rollout_turn``
     plays alike (the same hand left and the same pile), without and with ``like_expert``."""
     alike = {False: 0, True: 0}
     turns = 0
     for seed in range(games):
-        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
         judge = ExpertBot(seed=99)
-        g = Game.new(rules, players=players, seed=seed)
-        while not g.is_over:
-            if g.phase >= Phase.ROUND_OVER:
-                g.next_round()
-                continue
-            seat = g.to_move
-            assert seat is not None
-            view = g.view(seat)
+        for g, seat, view in _self_play(rules, players, seed, seed * 8):
             callable_ = YANIV in view.legal_moves and view.hand_value <= rules.yaniv_threshold
-            if g.phase == Phase.START and not callable_:
-                expert = g.clone()
-                _expert_turn(expert, judge)
-                if expert.phase < Phase.ROUND_OVER:
-                    turns += 1
-                    w = judge.weight(rules)
-                    for like in alike:
-                        mine = g.clone()
-                        rollout_turn(mine, seat, w, w, judged_calls=True, like_expert=like)
-                        same = mine.hands[seat] == expert.hands[seat] and mine.pile == expert.pile
-                        alike[like] += same
-            g.apply(bots[seat].choose(view))
+            if g.phase != Phase.START or callable_:
+                continue
+            expert = g.clone()
+            _expert_turn(expert, judge)
+            if expert.phase < Phase.ROUND_OVER:
+                turns += 1
+                w = judge.weight(rules)
+                for like in alike:
+                    mine = g.clone()
+                    rollout_turn(mine, seat, w, w, judged_calls=True, like_expert=like)
+                    same = mine.hands[seat] == expert.hands[seat] and mine.pile == expert.pile
+                    alike[like] += same
     return {like: count / turns for like, count in alike.items()}
 
 
@@ -145,16 +157,8 @@ def test_the_discard_after_a_draw_is_the_experts(players: int) -> None:
     rules = RuleSet.preset("draw_first")
     alike = {False: 0, True: 0}
     discards = 0
-    bots = [get_bot("expert", seed=s) for s in range(players)]
     judge = ExpertBot(seed=99)
-    g = Game.new(rules, players=players, seed=1)
-    while not g.is_over:
-        if g.phase >= Phase.ROUND_OVER:
-            g.next_round()
-            continue
-        seat = g.to_move
-        assert seat is not None
-        view = g.view(seat)
+    for g, seat, view in _self_play(rules, players, 1, 0):
         if g.phase == Phase.DISCARD:
             expert = g.clone()
             expert.apply(judge.choose(view))  # sets the expert's shed weight of this moment
@@ -163,7 +167,6 @@ def test_the_discard_after_a_draw_is_the_experts(players: int) -> None:
                 mine = g.clone()
                 discard_after_draw(mine, judge.w_now, like)
                 alike[like] += mine.hands[seat] == expert.hands[seat]
-        g.apply(bots[seat].choose(view))
     assert discards > 100
     assert alike[True] >= 0.96 * discards
     assert alike[True] > alike[False]
