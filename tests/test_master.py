@@ -397,3 +397,96 @@ def test_the_cap_on_worlds_holds_whatever_the_budget() -> None:
         assert values is not None
         counts.append(len(values[0]))
     assert counts == [10, MAX_WORLDS]
+
+
+def _close_draw_first_discard(seed: int) -> Game:
+    """A four-player draw-first game of experts, played to a seat's discard after its draw
+    where the heuristic's two best discards are within the master's ``close`` points."""
+    game = Game.new(RuleSet.preset("draw_first"), players=4, seed=seed)
+    experts = [get_bot("expert", seed * 10 + s) for s in range(4)]
+    probe = MasterBot(0)
+    probe.w_now = probe.weight(game.rules)
+    while True:
+        if game.phase == Phase.ROUND_OVER:
+            game.next_round()
+            continue
+        assert game.phase != Phase.GAME_OVER, "no close discard in a whole game"
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        if game.phase == Phase.DISCARD:
+            best = [e for e, d in probe.discards_after_draw(view, 0.0) if d in view.legal_moves]
+            if len(best) > 1 and best[1] - best[0] <= probe.close:
+                return game
+        game.play(experts[seat].choose(view), seat=seat)
+
+
+def test_the_draw_first_discard_is_searched_where_close() -> None:
+    # With search_discards the discard after the draw is searched (turns simulated) and legal;
+    # without, it is the expert's, unsearched.
+    for seed in range(3):
+        game = _close_draw_first_discard(seed)
+        view = game.view(game.to_move or 0)
+        searching = MasterBot(seed, think_ms=FAST)
+        assert searching.choose(view) in view.legal_moves
+        assert searching.simulated > 0, seed
+        plain = MasterBot(seed, think_ms=FAST, search_discards=False)
+        assert plain.choose(view) == get_bot("expert", seed).choose(view)
+        assert plain.simulated == 0
+
+
+def test_the_searched_discard_never_reads_hidden_cards() -> None:
+    # The others' unknown cards and the stock permuted: the same view, the same discard.
+    for seed in range(3):
+        game = _close_draw_first_discard(seed)
+        seat = game.to_move
+        assert seat is not None
+        position = game.position()
+        hidden = [
+            (s, c)
+            for s, hand in enumerate(position["hands"])
+            if s != seat
+            for c in hand
+            if c not in position["known"][s]
+        ]
+        cards = [c for _, c in hidden] + position["stock"]
+        random.Random(seed).shuffle(cards)
+        hands = [
+            [c for c in hand if s == seat or c in position["known"][s]]
+            for s, hand in enumerate(position["hands"])
+        ]
+        for (s, _), c in zip(hidden, cards, strict=False):
+            hands[s].append(c)
+        a = Game.from_position(**position)
+        b = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden) :]})
+        assert a.hands != b.hands
+        va, vb = a.view(seat), b.view(seat)
+        assert va == vb
+        assert MasterBot(7, think_ms=FAST).choose(va) == MasterBot(7, think_ms=FAST).choose(vb)
+
+
+@pytest.mark.parametrize("preset", ["standard", "draw_first"])
+def test_the_rollouts_others_judge_hands_as_the_expert_does(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The other seats of a rollout are experts: their shed weight is the expert's for the
+    # rules (lower in draw-first), unless others_weight says otherwise.
+    from yaniv.bots.expert_bot import shed_weight
+    from yaniv.bots.rollout import rollout_turn as turn
+
+    seen: set[float] = set()
+
+    def recording(g: Game, me: int, w_me: float, w_others: float, *rest: bool) -> None:
+        seen.add(w_others)
+        turn(g, me, w_me, w_others, *rest)
+
+    monkeypatch.setattr("yaniv.bots.master_bot.rollout_turn", recording)
+    rules = RuleSet.preset(preset)
+    view = Game.new(rules, players=3, seed=4).view(1)
+    cands: list[tuple[Move, Card | None]] = [(m, None) for m in view.legal_moves[:2]]
+    assert MasterBot(1, think_ms=FAST).world_values(view, cands) is not None
+    assert seen == {shed_weight(rules)}
+    seen.clear()
+    assert MasterBot(1, think_ms=FAST, others_weight=0.8).world_values(view, cands) is not None
+    assert seen == {0.8}
+    assert shed_weight(RuleSet.preset("draw_first")) < shed_weight(RuleSet())

@@ -58,6 +58,11 @@ ROLLOUT_TURNS = 24
 STALL_TURNS = 12
 
 
+def shed_weight(rules: RuleSet) -> float:
+    """The expert's shed weight under ``rules`` (measured: draw-first plays best lower)."""
+    return DRAW_FIRST_SHED_WEIGHT if rules.draw_first else EXPERT_SHED_WEIGHT
+
+
 def round_turns(view: PlayerView) -> int:
     """The discards made so far this round (one per turn)."""
     return sum(1 for e in view.events if isinstance(e, Discarded))
@@ -139,10 +144,8 @@ class ExpertBot:
         self.sure = (0.15, 0.97)
 
     def weight(self, rules: RuleSet) -> float:
-        """The shed weight for these rules (measured: draw-first plays best lower)."""
-        if self.w is not None:
-            return self.w
-        return DRAW_FIRST_SHED_WEIGHT if rules.draw_first else EXPERT_SHED_WEIGHT
+        """My shed weight for these rules: the one given, else the expert's."""
+        return shed_weight(rules) if self.w is None else self.w
 
     # ------------------------------------------------------------- the decision
 
@@ -167,23 +170,34 @@ class ExpertBot:
                 if m in moves:
                     return m
             return heuristic_move(view, self.rng, 1.0, self.w_now)
-        if phase == Phase.DISCARD:
-            pull = bonus_pull(view, self.pull) if self.pull and stall < 1 else None
-            if pull is not None and view.drawn is not None:  # draw-first: the card is known
-                options = H.best_discard_after_draw(
-                    mask_of(view.hand),
-                    view.hand_value,
-                    view.drawn,
-                    view.rules,
-                    mask_of(view.known[view.next_seat(view.seat)]),
-                    1.0,
-                    self.w_now,
-                )
-                for _, d in H.pulled_discards(options, view.hand_value, *pull):
-                    if d in moves:
-                        return d
-            return heuristic_move(view, self.rng, 1.0, self.w_now)
+        if phase == Phase.DISCARD:  # draw-first, after the draw
+            legal = [(e, d) for e, d in self.discards_after_draw(view, stall) if d in moves]
+            if not legal:
+                return heuristic_move(view, self.rng, 1.0, self.w_now)
+            return self._discard(view, legal, stall)
         return self._start(view, stall)
+
+    def discards_after_draw(self, view: PlayerView, stall: float) -> list[tuple[float, Discard]]:
+        """Draw-first: the discards after my draw, best first by the heuristic: the hand left,
+        a penalty for feeding the next seat, and the bonus pull (none in a stalled round)."""
+        drawn = view.drawn if view.drawn is not None else -1
+        options = H.best_discard_after_draw(
+            mask_of(view.hand),
+            view.hand_value,
+            drawn,
+            view.rules,
+            mask_of(view.known[view.next_seat(view.seat)]),
+            1.0,
+            self.w_now,
+        )
+        pull = bonus_pull(view, self.pull) if self.pull and stall < 1 else None
+        if pull is not None:
+            options = H.pulled_discards(options, view.hand_value, *pull)
+        return options
+
+    def _discard(self, view: PlayerView, legal: list[tuple[float, Discard]], stall: float) -> Move:
+        """The discard after a draw-first draw, from ``legal`` (best first): the best."""
+        return legal[0][1]
 
     def _start(self, view: PlayerView, stall: float) -> Move:
         rules = view.rules

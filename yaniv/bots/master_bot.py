@@ -13,28 +13,29 @@ those cards: ``inference.play_weigh``; sampling-importance-resampling). With ``p
 belief's worlds are resampled by that last turn's likelihood alone, to that power (0: not, the
 default). Either way the worlds used are equally weighted. In every world it plays each candidate
 turn (the heuristic's best ``candidates`` turns), then the rest of the round by the expert's fast
-rollout policy for every seat (the others judging hands with the expert's shed weight, as the expert
-does; with its feed penalty and bonus pull, so that 97-100 % of its turns are the expert's; a call
-made where ``rollout.quick_call_chance`` is high, as the expert's are). All candidates share each
-world, its stock order and its chance (common random numbers), so their difference is measured on
-the same deals. Each finished round is judged by the game-level utility (``yaniv.bots.utility``):
-the chance of winning the game from the scores it leaves, with the bonus, the limit and the end mode
-of the rules; a game that ends counts 1 for a win (shared where tied) and 0 for a loss. A call in
-doubt is not played out in the searched worlds (too few for a showdown's noise): it is worth its
-chance of success times the utility of its two outcomes (``coach.call_value``), against the turns'
-rollouts; the chance is counted in 200 worlds of the belief and calibrated on the expert's self-play
-(``belief.call_chance``), or with ``call_odds='coach'`` is the coach's calibrated odds. The default
-is the coach's verdict on the call, else the heuristic's turn; another candidate replaces it only if
-it is better by ``margin`` and by ``z`` standard errors of the paired difference over the same
-worlds (``Z``; ``Z_MANY`` at a table of three or more searched in ``MANY_WORLDS`` worlds or more):
-without that test a small budget's noise made the master far weaker than the expert (32.5 % of 200
-two-player games at 20 ms).
+rollout policy for every seat (the others judging hands with the expert's shed weight for the rules,
+as the expert does: lower in draw-first; with its feed penalty and bonus pull, so that 97-100 % of
+its turns are the expert's; a call made where ``rollout.quick_call_chance`` is high, as the expert's
+are). All candidates share each world, its stock order and its chance (common random numbers), so
+their difference is measured on the same deals. Each finished round is judged by the game-level
+utility (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the
+bonus, the limit and the end mode of the rules; a game that ends counts 1 for a win (shared where
+tied) and 0 for a loss. A call in doubt is not played out in the searched worlds (too few for a
+showdown's noise): it is worth its chance of success times the utility of its two outcomes
+(``coach.call_value``), against the turns' rollouts; the chance is counted in 200 worlds of the
+belief and calibrated on the expert's self-play (``belief.call_chance``), or with
+``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
+call, else the heuristic's turn; another candidate replaces it only if it is better by ``margin``
+and by ``z`` standard errors of the paired difference over the same worlds (``Z``; ``Z_MANY`` at a
+table of three or more searched in ``MANY_WORLDS`` worlds or more): without that test a small
+budget's noise made the master far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
 clock: the same seed and budget give the same moves on any machine, a slower one taking
-longer. Every other decision (draws, the draw-first discard, a slap, a stalled round's race) is
-the expert's.
+longer. In draw-first the discard after the draw is searched the same way, its candidates the
+heuristic's best discards with the drawn card known (``search_discards``). Every other decision
+(draws after a discard, a slap, a stalled round's race) is the expert's.
 """
 
 from __future__ import annotations
@@ -48,13 +49,13 @@ from itertools import accumulate
 from ..cards import Card
 from ..errors import YanivError
 from ..game import Game, Phase
-from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Move
+from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Discard, Move
 from ..search import Odds, SearchError, Weigh, World, sample_worlds
 from ..view import PlayerView
 from .base import register
 from .belief import BeliefNet, call_chance, hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
-from .expert_bot import EXPERT_SHED_WEIGHT, ExpertBot
+from .expert_bot import ExpertBot, shed_weight
 from .inference import play_weigh
 from .rollout import discard_after_draw, rollout_turn
 from .utility import win_probability
@@ -136,7 +137,7 @@ class MasterBot(ExpertBot):
         margin: float = MARGIN,
         worlds: int | None = None,
         coach_call: bool = True,
-        others_weight: float = EXPERT_SHED_WEIGHT,
+        others_weight: float | None = None,
         z: float | None = None,
         coach_base: bool = True,
         beta_scale: float = 1.0,
@@ -146,10 +147,12 @@ class MasterBot(ExpertBot):
         judged_calls: bool = True,
         like_expert: bool = True,
         play_power: float = 0.0,
+        search_discards: bool = True,
     ) -> None:
         super().__init__(seed, candidates=candidates, margin=margin)
         self.coach_call = coach_call  # False: a call is judged by the worlds' showdowns
-        self.others_weight = others_weight  # the shed weight of the others in rollouts
+        # The shed weight of the others in rollouts (None: the expert's for the rules).
+        self.others_weight = others_weight
         self.z = z  # standard errors a candidate must beat the default by (None: paired_z's)
         self.coach_base = coach_base  # the default: the coach's verdict on a call
         self.beta_scale = beta_scale  # of the opponent model's low-card rates, for the worlds
@@ -168,6 +171,7 @@ class MasterBot(ExpertBot):
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
         self.judged_calls = judged_calls  # rollout calls by a quick chance (False: by CALL_AT)
         self.like_expert = like_expert  # rollout turns with the expert's feed penalty and pull
+        self.search_discards = search_discards  # draw-first: the discard after the draw too
         self.close = CLOSE
         self.sure = SURE
         self.max_worlds = MAX_WORLDS
@@ -203,6 +207,20 @@ class MasterBot(ExpertBot):
         return resample(pool, count, self.rng)
 
     # ------------------------------------------------------------- search
+
+    def _discard(self, view: PlayerView, legal: list[tuple[float, Discard]], stall: float) -> Move:
+        """Draw-first: the discard after my draw, searched like a turn's start where the
+        heuristic's best discards are within ``close`` points (the drawn card is known now,
+        and a draw searched at the turn's start was played on with the heuristic's discard);
+        the heuristic's best where clear, and in a stalled round's race."""
+        cands = legal[: self.candidates]
+        close = len(cands) > 1 and cands[1][0] - cands[0][0] <= self.close
+        if not (self.search_discards and close) or stall >= 1:
+            return cands[0][1]
+        totals = self._search(view, [(d, None) for _, d in cands])
+        if totals is None:
+            return cands[0][1]
+        return cands[self.settle(totals, 0)][1]
 
     def _search(
         self, view: PlayerView, cands: list[tuple[Move, Card | None]]
@@ -244,6 +262,7 @@ class MasterBot(ExpertBot):
         # at its weight, so the budget holds in time (measured: 2 to 4 players cost alike).
         budget = int(budget / turn_weight(active))
         cap = min(ROLLOUT_TURNS_MAX, ROLLOUT_TURNS_PER_PLAYER * active)
+        w_others = shed_weight(view.rules) if self.others_weight is None else self.others_weight
         values: list[list[float]] = [[] for _ in cands]  # per candidate, per world
         # A call is priced by the coach (its calibrated odds and the utility of the showdown's
         # two outcomes), not by the worlds' showdowns: those are dealt by the uncalibrated
@@ -278,7 +297,7 @@ class MasterBot(ExpertBot):
                             g,
                             me,
                             self.w_now,
-                            self.others_weight,
+                            w_others,
                             self.judged_calls,
                             self.like_expert,
                         )
