@@ -9,7 +9,7 @@ import pytest
 from yaniv import Game
 from yaniv.bots import get_bot
 from yaniv.bots.base import bot_names
-from yaniv.cards import mask_of, parse_card, parse_cards
+from yaniv.cards import VALUE, mask_of, parse_card, parse_cards
 from yaniv.errors import YanivError
 from yaniv.game import Phase
 from yaniv.rules import RuleSet
@@ -227,6 +227,38 @@ def test_expert_aims_its_hand_at_a_bonus_target() -> None:
         )
         is None
     )
+
+
+def test_expert_pulls_its_discard_after_a_stock_draw_too() -> None:
+    # After a stock draw the view names no drawn card (view.drawn is None), yet the card is in
+    # the hand: the discard's bonus pull applies as after a pile draw.
+    from yaniv.bots.expert_bot import ExpertBot, bonus_pull
+    from yaniv.moves import DRAW_STOCK, Discard
+
+    rules = RuleSet.preset("draw_first")
+    pulled = 0
+    for score in range(100):
+        game = Game.from_position(
+            rules,
+            [["KS", "7C", "4D"], ["QH"], ["JH"], ["TC"]],
+            ["AC", "AH", "5H", "7H", "2S", "3S", "8D", "6C"],
+            [["9H"]],
+            0,
+            scores=[score, 0, 0, 0],
+        )
+        game.play(DRAW_STOCK)
+        view = game.view(0)
+        assert view.drawn is None and len(view.hand) == 4
+        pull = bonus_pull(view)
+        if pull is None:
+            continue
+        choice = ExpertBot(seed=0).choose(view)
+        plain = ExpertBot(seed=0, pull=0.0).choose(view)
+        assert isinstance(choice, Discard)
+        if choice != plain:  # moved by the pull: onto the value that lands on the bonus
+            assert view.hand_value - sum(VALUE[c] for c in choice.cards) == pull[0]
+            pulled += 1
+    assert pulled > 0
 
 
 def test_expert_aims_its_hand_at_a_bonus_target_under_draw_first() -> None:
