@@ -58,3 +58,27 @@ def played(
         legal = game.legal_moves()
         game.play(YANIV if YANIV in legal and rng.random() < call else rng.choice(legal))
     return game
+
+
+def hidden_permuted(game: Game, seat: int, seed: int) -> tuple[Game, Game]:
+    """``game`` rebuilt from its position, and a twin with the cards ``seat`` cannot see (the
+    others' unknown cards and the stock) permuted by ``seed``: the same view of ``seat``."""
+    position = game.position()
+    hidden = [
+        (s, c)
+        for s, hand in enumerate(position["hands"])
+        if s != seat
+        for c in hand
+        if c not in position["known"][s]
+    ]
+    cards = [c for _, c in hidden] + position["stock"]
+    random.Random(seed).shuffle(cards)
+    hands = [
+        [c for c in hand if s == seat or c in position["known"][s]]
+        for s, hand in enumerate(position["hands"])
+    ]
+    for (s, _), c in zip(hidden, cards, strict=False):
+        hands[s].append(c)
+    a = Game.from_position(**position)
+    b = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden) :]})
+    return a, b

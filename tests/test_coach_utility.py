@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import rule_sets
+from strategies import hidden_permuted, rule_sets
 
 from yaniv import Game, Phase, RuleSet
 from yaniv.bots import coach, get_bot
@@ -260,24 +260,7 @@ def test_the_coach_never_reads_a_hidden_card(rules: RuleSet, players: int, seed:
     if game.to_move is None:
         return
     seat = game.to_move
-    position = game.position()
-    hidden = [
-        (s, c)
-        for s, hand in enumerate(position["hands"])
-        if s != seat
-        for c in hand
-        if c not in position["known"][s]
-    ]
-    cards = [c for _, c in hidden] + position["stock"]
-    random.Random(seed).shuffle(cards)
-    hands = [
-        [c for c in hand if s == seat or c in position["known"][s]]
-        for s, hand in enumerate(position["hands"])
-    ]
-    for (s, _), c in zip(hidden, cards, strict=False):
-        hands[s].append(c)
-    a = Game.from_position(**position)
-    b = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden) :]})
+    a, b = hidden_permuted(game, seat, seed)
     if a.hands == b.hands and a.stock == b.stock:
         return  # nothing was hidden
     va, vb = a.view(seat), b.view(seat)

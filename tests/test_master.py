@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import rule_sets
+from strategies import hidden_permuted, rule_sets
 
 from yaniv import Game
 from yaniv.bots import get_bot
@@ -441,24 +441,7 @@ def test_the_searched_discard_never_reads_hidden_cards() -> None:
         game = _close_draw_first_discard(seed)
         seat = game.to_move
         assert seat is not None
-        position = game.position()
-        hidden = [
-            (s, c)
-            for s, hand in enumerate(position["hands"])
-            if s != seat
-            for c in hand
-            if c not in position["known"][s]
-        ]
-        cards = [c for _, c in hidden] + position["stock"]
-        random.Random(seed).shuffle(cards)
-        hands = [
-            [c for c in hand if s == seat or c in position["known"][s]]
-            for s, hand in enumerate(position["hands"])
-        ]
-        for (s, _), c in zip(hidden, cards, strict=False):
-            hands[s].append(c)
-        a = Game.from_position(**position)
-        b = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden) :]})
+        a, b = hidden_permuted(game, seat, seed)
         assert a.hands != b.hands
         va, vb = a.view(seat), b.view(seat)
         assert va == vb
