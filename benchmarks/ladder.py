@@ -2,7 +2,8 @@
 issue's house rule set, in 2 players (one against one) and in 4 (one against three), on the
 arena's duplicate deals (every deal played once per seat rotation). Prints each rung's win
 rate with its 95 % (Wilson) interval, whether the rung holds (2 players: the interval's lower
-end above 55 %; 4 players: above the fair share of 25 %), and the upper level's decision times.
+end above 55 %; 4 players: above the fair share of 25 %), and the upper level's decision times;
+on stderr, each rung's games so far, about every tenth of them.
 
     .venv/bin/python benchmarks/ladder.py [--levels random,easy,medium,expert,master]
         [--rules standard,quick,hebrew,draw_first,slapdown,house] [--players 2,4]
@@ -21,7 +22,7 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, TextIO
 
 from engine import LIKE_FOR_LIKE
 
@@ -48,9 +49,39 @@ def bar(players: int) -> float:
     return BAR.get(players, 1 / players)
 
 
+class Progress:
+    """Reports a rung's games as they finish, on stderr, about every tenth of them: a long
+    rung (an hour and more at the master's default budget) shows where it is, and a run cut
+    short leaves its count so far."""
+
+    def __init__(self, label: str, games: int, out: TextIO | None = None) -> None:
+        self.label = label
+        self.games = games
+        self.every = max(1, games // 10)
+        self.out = out or sys.stderr  # looked up now: a test may have replaced it
+        self.done = 0
+        self.wins = 0
+        self.t0 = time.perf_counter()
+
+    def __call__(self, game: dict[str, Any]) -> None:
+        self.done += 1
+        winners = game["winners"]
+        # The upper level is entrant 0; a shared win counts whole, as the arena counts it.
+        self.wins += any(game["entrants"][s] == 0 for s in winners)
+        if self.done % self.every == 0 or self.done == self.games:
+            minutes = (time.perf_counter() - self.t0) / 60
+            print(
+                f"{self.label}: {self.done}/{self.games} games, upper won {self.wins} "
+                f"({self.wins / self.done:.1%}), {minutes:.1f} min",
+                file=self.out,
+                flush=True,
+            )
+
+
 def rung(
     upper: str,
     lower: str,
+    label: str,
     rules: RuleSet,
     players: int,
     games: int,
@@ -59,11 +90,19 @@ def rung(
     think_ms: float | None,
 ) -> dict[str, Any]:
     """One rung: ``upper`` in one seat, ``lower`` in the others, over ``games`` games rounded up
-    to whole deals."""
+    to whole deals, under ``rules`` (named ``label`` in the progress lines)."""
     games = -(-games // players) * players
     t0 = time.perf_counter()
+    progress = Progress(f"{label}, {players} players, {upper} > {lower}", games)
     report = run_arena(
-        [upper, lower], players, games, rules, seed=seed, jobs=jobs, think_ms=think_ms
+        [upper, lower],
+        players,
+        games,
+        rules,
+        seed=seed,
+        jobs=jobs,
+        think_ms=think_ms,
+        on_game=progress,
     )
     top = report["bots"][0]
     lo, hi = top["ci95"]
@@ -130,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         rules = rule_set(name)
         for n in players:
             for lower, upper in zip(levels, levels[1:], strict=False):
-                r = rung(upper, lower, rules, n, args.games, args.seed, args.jobs, args.think_ms)
+                r = rung(
+                    upper, lower, name, rules, n, args.games, args.seed, args.jobs, args.think_ms
+                )
                 results.setdefault(name, []).append(r)
                 print(row(name, r), flush=True)
     held = sum(r["holds"] for rs in results.values() for r in rs)
