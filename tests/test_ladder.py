@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+# Appended, not prepended: its modules (engine, bots, load...) must not shadow a package.
+sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import ladder  # noqa: E402
 
