@@ -65,9 +65,8 @@ class Progress:
 
     def __call__(self, game: dict[str, Any]) -> None:
         self.done += 1
-        winners = game["winners"]
         # The upper level is entrant 0; a shared win counts whole, as the arena counts it.
-        self.wins += any(game["entrants"][s] == 0 for s in winners)
+        self.wins += any(game["entrants"][s] == 0 for s in game["winners"])
         if self.done % self.every == 0 or self.done == self.games:
             minutes = (time.perf_counter() - self.t0) / 60
             print(
