@@ -10,7 +10,7 @@ from itertools import combinations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import rule_sets
+from strategies import hidden_permuted, rule_sets
 
 from yaniv import Game, Phase, RuleSet
 from yaniv.cards import NUM_CARDS, deck, parse_card
@@ -93,24 +93,7 @@ def test_worlds_never_read_the_hidden_cards(rules: RuleSet, players: int, seed: 
         return
     seat = ((game.to_move or 0) + 1) % players  # a seat not to move: most is hidden
     view = game.view(seat)
-    position = game.position()
-    hidden_places = [
-        (s, c)
-        for s, hand in enumerate(position["hands"])
-        if s != seat
-        for c in hand
-        if c not in position["known"][s]
-    ]
-    cards = [c for _, c in hidden_places] + position["stock"]
-    rng = random.Random(seed)
-    rng.shuffle(cards)
-    hands = [
-        [c for c in hand if s == seat or c in position["known"][s]]
-        for s, hand in enumerate(position["hands"])
-    ]
-    for (s, _), c in zip(hidden_places, cards, strict=False):
-        hands[s].append(c)
-    other = Game.from_position(**{**position, "hands": hands, "stock": cards[len(hidden_places) :]})
+    _, other = hidden_permuted(game, seat, seed)
     other_view = other.view(seat)
     if other.hands == game.hands and other.stock == game.stock:
         return  # the permutation changed nothing
