@@ -31,7 +31,8 @@ def test_each_round_start_judges_every_active_seat_against_its_share_of_the_game
     assert starts >= 2
     assert math.isclose(math.fsum(p for p, _ in rows), starts, abs_tol=1e-9)
     assert math.isclose(math.fsum(y for _, y in rows), starts, abs_tol=1e-9)
-    assert all(0.0 <= p <= 1.0 and y in (0.0, 1.0, 0.5) for p, y in rows)
+    shares = {0.0} | {1 / k for k in range(1, players + 1)}  # a win, shared by k, or a loss
+    assert all(0.0 <= p <= 1.0 and y in shares for p, y in rows)
 
 
 def test_the_fitted_temper_finds_an_over_confident_chance() -> None:
