@@ -28,7 +28,9 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from fit_call_calibration import fit  # noqa: E402
 
+from yaniv.arena import MAX_MOVES  # noqa: E402
 from yaniv.bots import get_bot  # noqa: E402
+from yaniv.bots.base import bot_names  # noqa: E402
 from yaniv.bots.belief import logit  # noqa: E402
 from yaniv.bots.utility import win_chances  # noqa: E402
 from yaniv.game import Game  # noqa: E402
@@ -40,12 +42,15 @@ Row = tuple[float, float]  # the utility's chance for a seat, and its share of t
 
 def game_rows(rules: RuleSet, players: int, level: str, seed: int) -> list[Row]:
     """The game of ``seed`` played by ``level`` in every seat: per round start and active
-    seat, the utility's chance that the seat wins and the share of the game it won."""
+    seat, the utility's chance that the seat wins and the share of the game it won (none
+    where the game reached the arena's move cap: it has no winner)."""
     bots = [get_bot(level, seed=seed * 8 + s) for s in range(players)]
     game = Game.new(rules, players=players, seed=seed)
     judged: list[tuple[int, float]] = []
     at_start = True
-    while not game.is_over:
+    for _ in range(MAX_MOVES):
+        if game.is_over:
+            break
         if game.phase == Phase.ROUND_OVER:
             game.next_round()
             at_start = True
@@ -57,6 +62,8 @@ def game_rows(rules: RuleSet, players: int, level: str, seed: int) -> list[Row]:
         seat = game.to_move
         assert seat is not None
         game.apply(bots[seat].choose(game.view(seat)))
+    if not game.is_over:
+        return []
     winners = game.winners
     return [(p, 1 / len(winners) if s in winners else 0.0) for s, p in judged]
 
@@ -95,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS))
     parser.add_argument("--players", type=int, default=2, choices=range(2, 9))
-    parser.add_argument("--level", default="expert")
+    parser.add_argument("--level", default="expert", choices=bot_names())
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7_000_000)
     parser.add_argument("--jobs", type=int, default=1)
@@ -107,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(args.jobs) as pool:
         games = pool.map(game_rows, repeat(rules), repeat(args.players), repeat(args.level), seeds)
         rows = [row for rs in games for row in rs]
+    if not rows:
+        print(f"every game reached the move cap ({MAX_MOVES} moves): nothing to judge")
+        return 1
     head = (
         f"{args.rules}, {args.players} players, {args.level} self-play, {args.games} games: "
         f"{len(rows)} positions; Brier {brier(rows):.4f}"

@@ -35,6 +35,13 @@ def test_each_round_start_judges_every_active_seat_against_its_share_of_the_game
     assert all(0.0 <= p <= 1.0 and y in shares for p, y in rows)
 
 
+def test_a_game_cut_at_the_move_cap_has_no_winner_and_is_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(uc, "MAX_MOVES", 3)
+    assert uc.game_rows(RuleSet(), 2, "medium", 11) == []
+
+
 def test_the_fitted_temper_finds_an_over_confident_chance() -> None:
     rng = random.Random(3)
     rows = []
@@ -63,3 +70,6 @@ def test_a_bad_count_is_refused_in_words(capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit):
         uc.main(["--games", "0"])
     assert "--games and --jobs must be 1 or more" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        uc.main(["--level", "grandmaster"])
+    assert "invalid choice: 'grandmaster'" in capsys.readouterr().err
