@@ -26,11 +26,13 @@ def test_each_round_start_judges_every_active_seat_against_its_share_of_the_game
     players: int,
 ) -> None:
     rows = uc.game_rows(RuleSet.preset("quick"), players, "medium", 11)
-    # Every round start's chances sum to 1 over its active seats, as do the game's shares.
-    starts = round(math.fsum(p for p, _ in rows))
-    assert starts >= 2
+    # The first round starts at 0 each: every seat judged alike.
+    assert [p for p, _ in rows[:players]] == pytest.approx([1 / players] * players)
+    # The winners are active at every round start, so each start's shares sum to 1 over its
+    # active seats, as do its chances.
+    starts = math.fsum(y for _, y in rows)
+    assert starts == round(starts) >= 2
     assert math.isclose(math.fsum(p for p, _ in rows), starts, abs_tol=1e-9)
-    assert math.isclose(math.fsum(y for _, y in rows), starts, abs_tol=1e-9)
     shares = {0.0} | {1 / k for k in range(1, players + 1)}  # a win, shared by k, or a loss
     assert all(0.0 <= p <= 1.0 and y in shares for p, y in rows)
 
