@@ -18,7 +18,6 @@ real games is a figure, not a test.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
@@ -26,12 +25,12 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from fit_call_calibration import fit  # noqa: E402
+from fit_call_calibration import brier, fit  # noqa: E402
 
 from yaniv.arena import MAX_MOVES  # noqa: E402
 from yaniv.bots import get_bot  # noqa: E402
 from yaniv.bots.base import bot_names  # noqa: E402
-from yaniv.bots.belief import logit  # noqa: E402
+from yaniv.bots.belief import tempered  # noqa: E402
 from yaniv.bots.utility import win_chances  # noqa: E402
 from yaniv.game import Game  # noqa: E402
 from yaniv.rules import PRESETS, RuleSet  # noqa: E402
@@ -66,16 +65,6 @@ def game_rows(rules: RuleSet, players: int, level: str, seed: int) -> list[Row]:
         return []
     winners = game.winners
     return [(p, 1 / len(winners) if s in winners else 0.0) for s, p in judged]
-
-
-def brier(rows: list[Row], a: float = 1.0, b: float = 0.0) -> float:
-    """The mean squared error of the chances tempered by ``a, b``."""
-    return math.fsum((tempered(p, a, b) - y) ** 2 for p, y in rows) / len(rows)
-
-
-def tempered(p: float, a: float, b: float) -> float:
-    """``sigmoid(a * logit(p) + b)``: ``p`` itself at ``a = 1, b = 0``."""
-    return 1.0 / (1.0 + math.exp(-(a * logit(p) + b)))
 
 
 def table(rows: list[Row], a: float, b: float) -> list[str]:
@@ -117,17 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print(f"every game reached the move cap ({MAX_MOVES} moves): nothing to judge")
         return 1
-    head = (
-        f"{args.rules}, {args.players} players, {args.level} self-play, {args.games} games: "
-        f"{len(rows)} positions; Brier {brier(rows):.4f}"
-    )
     try:
         a, b = fit(rows)
+        fitted = f"temper a = {a:.3f}, b = {b:.3f}"
     except (ZeroDivisionError, OverflowError):  # too few games: the outcomes are separable
-        print(f"{head}; too few games to fit a temper")
-        a, b = 1.0, 0.0
-    else:
-        print(f"{head}, tempered {brier(rows, a, b):.4f}; temper a = {a:.3f}, b = {b:.3f}")
+        a, b, fitted = 1.0, 0.0, "too few games to fit a temper"
+    raw, cal = brier(rows, a, b)
+    print(
+        f"{args.rules}, {args.players} players, {args.level} self-play, {args.games} games: "
+        f"{len(rows)} positions; Brier {raw:.4f}, tempered {cal:.4f}; {fitted}"
+    )
     print("\n".join(table(rows, a, b)))
     return 0
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_utility_table import RULE_SETS  # noqa: E402
 from expert_selfplay import call_positions  # noqa: E402
 
-from yaniv.bots.belief import CALL_WORLDS, META, call_chance, logit  # noqa: E402
+from yaniv.bots.belief import CALL_WORLDS, META, call_chance, logit, tempered  # noqa: E402
 
 #: Rule set, players and a share of the games (as in the belief's training).
 COMBOS = (
@@ -82,7 +82,7 @@ def fit(rows: list[tuple[float, float]]) -> tuple[float, float]:
 
 def brier(rows: list[tuple[float, float]], a: float, b: float) -> tuple[float, float]:
     raw = sum((p - y) ** 2 for p, y in rows) / len(rows)
-    cal = sum((1 / (1 + math.exp(-(a * logit(p) + b))) - y) ** 2 for p, y in rows) / len(rows)
+    cal = sum((tempered(p, a, b) - y) ** 2 for p, y in rows) / len(rows)
     return raw, cal
 
 
@@ -90,7 +90,7 @@ def deciles(rows: list[tuple[float, float]], a: float, b: float) -> str:
     """Per decile of the calibrated chance: ``judged/happened(count)``."""
     bins: dict[int, list[tuple[float, float]]] = {}
     for raw, y in rows:
-        p = 1 / (1 + math.exp(-(a * logit(raw) + b)))
+        p = tempered(raw, a, b)
         bins.setdefault(min(9, int(p * 10)), []).append((p, y))
     return " ".join(
         f"{sum(p for p, _ in b) / len(b):.2f}/{sum(y for _, y in b) / len(b):.2f}({len(b)})"

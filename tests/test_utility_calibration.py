@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path += [str(ROOT / "benchmarks"), str(ROOT / "scripts")]
 
 import utility_calibration as uc  # noqa: E402
-from fit_call_calibration import fit  # noqa: E402
+from fit_call_calibration import brier, fit  # noqa: E402
 
+from yaniv.bots.belief import tempered  # noqa: E402
 from yaniv.rules import RuleSet  # noqa: E402
 
 
@@ -49,12 +50,13 @@ def test_the_fitted_temper_finds_an_over_confident_chance() -> None:
     rows = []
     for _ in range(20_000):
         p = rng.uniform(0.02, 0.98)
-        truth = uc.tempered(p, 0.5, 0.0)  # the chance is twice as sure as it should be
+        truth = tempered(p, 0.5, 0.0)  # the chance is twice as sure as it should be
         rows.append((p, 1.0 if rng.random() < truth else 0.0))
     a, b = fit(rows)
     assert 0.45 < a < 0.55 and abs(b) < 0.05
-    assert uc.brier(rows, a, b) < uc.brier(rows)
-    assert uc.tempered(0.8, 1.0, 0.0) == pytest.approx(0.8)
+    raw, cal = brier(rows, a, b)
+    assert cal < raw
+    assert tempered(0.8, 1.0, 0.0) == pytest.approx(0.8)
 
 
 def test_the_command_prints_the_brier_score_the_temper_and_every_position_once(

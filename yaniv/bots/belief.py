@@ -251,6 +251,12 @@ def logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def tempered(p: float, a: float, b: float) -> float:
+    """``sigmoid(a * logit(p) + b)``: a chance recalibrated by a fitted temper (``p`` itself,
+    but for ``logit``'s edges, at ``a = 1, b = 0``)."""
+    return 1.0 / (1.0 + math.exp(-(a * logit(p) + b)))
+
+
 def chances(view: PlayerView, seat: int, net: BeliefNet | None = None) -> list[float]:
     """Per card, the network's chance that opponent ``seat`` holds it among its hidden cards
     (only the unseen ones mean anything; the rest are set to 0)."""
@@ -294,5 +300,4 @@ def call_chance(
     wins = sum(all(sum(VALUE[c] for c in w.hands[s]) > mine for s in others) for w in drawn)
     if not calibrated:
         return wins / worlds
-    a, b = call_calibration()
-    return 1.0 / (1.0 + math.exp(-(a * logit(wins / worlds) + b)))
+    return tempered(wins / worlds, *call_calibration())
