@@ -115,3 +115,110 @@ def test_the_shipped_table_is_what_the_build_script_makes() -> None:
     entry = next(e for e in data["entries"] if e["rules"] == "standard" and e["players"] == 2)
     again = U.table_entry(RuleSet(), 2, entry["rounds"])
     assert again["key"] == entry["key"] and again["points"] == entry["points"]
+    landing = next(e for e in data["landing"] if e["rules"] == "standard" and e["players"] == 2)
+    assert U.landing_entry(RuleSet(), 2, landing["rounds"]) == {
+        k: v for k, v in landing.items() if k != "rules"
+    }
+
+
+def test_the_shipped_landings_cover_the_presets_and_add_up() -> None:
+    data = json.loads(
+        resources.files("yaniv.bots").joinpath("data", U.DATA_FILE).read_text("utf-8")
+    )
+    keys = {(e["key"], e["players"]) for e in data["landing"]}
+    for name in PRESETS:
+        for players in range(2, 9):
+            assert (U.landing_key(RuleSet.preset(name)), players) in keys, (name, players)
+    for entry in data["landing"]:
+        counts = entry["counts"]
+        assert len(counts) == 50 and all(0 <= landed <= tries for tries, landed in counts)
+        # A seat counts once in a round that was not stalled, where a bonus score is in reach
+        # (rounds of 6 to 8 players stall more often: up to 44 % of them at 8).
+        rules = RuleSet.from_dict(json.loads(entry["key"]))
+        scores = range(rules.score_limit + 1)
+        reach = sum(U.H.bonus_need(rules, s) is not None for s in scores) / len(scores)
+        seats = entry["rounds"] * entry["players"]
+        tries = sum(t for t, _ in counts)
+        assert tries <= reach * seats * 1.05, (entry["rules"], entry["players"])
+        if entry["players"] <= 5:
+            assert 0.9 * reach * seats <= tries, (entry["rules"], entry["players"])
+
+
+def test_the_need_is_the_first_bonus_score_in_reach() -> None:
+    halve = RuleSet(bonus="halve", bonus_targets=(100, 200))
+    assert U.H.bonus_need(halve, 85) == (15, 50)
+    assert U.H.bonus_need(halve, 150) == (50, 100)
+    assert U.H.bonus_need(halve, 149) is None  # 51 under 200: out of reach
+    assert U.H.bonus_need(halve, 100) is None  # on a target, the next 100 away
+    assert U.H.bonus_need(halve, 50) == (50, 50)
+    sub = RuleSet(bonus="subtract", bonus_step=40, bonus_amount=30)
+    assert U.H.bonus_need(sub, 75) == (5, 30) and U.H.bonus_need(sub, 80) == (40, 30)
+    assert U.H.bonus_need(RuleSet(bonus="none"), 95) is None
+
+
+@pytest.mark.parametrize("name", ["standard", "hebrew"])
+def test_a_score_within_reach_lands_on_its_bonus_more_often_than_by_chance(name: str) -> None:
+    rules = RuleSet.preset(name)
+    rates = U.landing(rules, 2)
+    base = dict(U.round_points(rules, 2))
+    # The expert's pull: 11-20 points under a bonus score, it lands several times as often
+    # as a round's points alone would put it there (13 % of its games' rounds against 1.8 %).
+    pulled = sum(rates[n] for n in range(11, 21))
+    alone = sum(base.get(n, 0.0) for n in range(11, 21))
+    assert pulled > 3 * alone and pulled / 10 > 0.05
+
+
+def _clear_the_chain() -> None:
+    U.survival.cache_clear()
+    U._fail_table.cache_clear()
+    U._chances.cache_clear()
+
+
+def test_the_chain_prices_the_pull(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = RuleSet.preset("standard")
+    scores = [85, 60]  # seat 0 is 15 under the target 100
+    pulled = U.win_chances(rules, scores)
+    base = dict(U.round_points(rules, 2))
+    alone_rates = (0.0, *(base.get(n, 0.0) for n in range(1, 51)))
+    monkeypatch.setattr(U, "landing", lambda rules, players: alone_rates)
+    _clear_the_chain()
+    try:
+        alone = U.win_chances(rules, scores)
+    finally:
+        monkeypatch.undo()
+        _clear_the_chain()
+    assert pulled[0] > alone[0] and abs(sum(pulled) - 1) < 1e-9
+    assert U.win_chances(rules, scores) == pulled
+
+
+def test_without_a_bonus_nothing_is_pulled() -> None:
+    rules = RuleSet(bonus="none", yaniv_threshold=6)
+    counts = U.self_play_landing(rules, 2, 50, 1)
+    assert all(t == 0 for t, _ in counts)
+    base = dict(U.round_points(rules, 2))
+    assert U.landing(rules, 2)[1:] == tuple(base.get(n, 0.0) for n in range(1, 51))
+
+
+def test_the_pull_makes_room_in_a_rounds_points() -> None:
+    dist = [(0, 0.5), (10, 0.1), (20, 0.4)]
+    pulled = dict(U._pulled(dist, 10, 0.3))
+    assert pulled[10] == 0.3 and abs(sum(pulled.values()) - 1) < 1e-12
+    assert pulled[0] / pulled[20] == pytest.approx(0.5 / 0.4)
+    assert dict(U._pulled(dist, 15, 0.2))[15] == 0.2
+
+
+def test_landings_not_shipped_are_measured_at_first_use_deterministically() -> None:
+    rules = RuleSet(bonus="subtract", bonus_step=30, bonus_amount=30, yaniv_threshold=6)
+    assert not U.is_shipped(rules, 3)
+    key = U.landing_key(rules)
+    seed = U.entry_seed(key, 3)
+    counts = U.self_play_landing(
+        rules, 3, U.FIRST_USE_LANDING_ROUNDS, seed, U.FIRST_USE_TURNS // 2
+    )
+    assert counts == U.self_play_landing(
+        rules, 3, U.FIRST_USE_LANDING_ROUNDS, seed, U.FIRST_USE_TURNS // 2
+    )
+    assert sum(t for t, _ in counts[30:]) == 0  # a step of 30: no need above it
+    rates = U.landing(rules, 3)
+    assert len(rates) == 51 and all(0.0 <= r <= 1.0 for r in rates)
+    assert U.landing(rules, 3) is rates  # cached

@@ -282,6 +282,26 @@ BONUS_PULL = 1.0
 #: Rough chance, by an opponent's hand size (0..5 cards), that it ends the round before my next
 #: turn.
 HAZARD = (0.0, 0.3, 0.18, 0.08, 0.03, 0.01)
+#: Most points a hand is pulled toward a bonus score from (a hand worth more is not aimed).
+PULL_REACH = 50
+
+
+def bonus_need(rules: RuleSet, score: int) -> tuple[int, int] | None:
+    """The bonus score (R18) that ``score`` aims at: the points that land it there exactly,
+    at most ``PULL_REACH``, and the points the bonus takes off; None where none is in reach.
+
+    Under ``halve``, the first of the targets within reach (worth half the target); under
+    ``subtract``, the next multiple of ``bonus_step`` (worth ``bonus_amount``)."""
+    if rules.bonus == "halve":
+        for t in rules.bonus_targets:
+            need = t - score
+            if 0 < need <= PULL_REACH:
+                return need, t - t // 2
+        return None
+    if rules.bonus == "subtract":
+        need = rules.bonus_step - score % rules.bonus_step
+        return (need, rules.bonus_amount) if need <= PULL_REACH else None
+    return None
 
 
 def pull_target(
@@ -289,32 +309,23 @@ def pull_target(
 ) -> tuple[int, float] | None:
     """The hand value that lands ``score`` exactly on a bonus score (R18) if another player
     ends the round before my next turn, and what landing there is worth (times ``weight``),
-    weighed by the chance that this happens; None where no bonus is in reach.
+    weighed by the chance that this happens; None where no bonus is in reach (``bonus_need``).
 
     ``opponents`` gives each opponent still in the round as (hand size, value of its cards
-    seen taken from the pile). The bonus scores are the targets of ``halve`` (worth half the
-    target) or the multiples of ``bonus_step`` of ``subtract`` (worth ``bonus_amount``). An
-    opponent whose known cards alone are over the threshold cannot call at its next turn
-    (unless calls above it are allowed), so it ends no round before mine.
+    seen taken from the pile). An opponent whose known cards alone are over the threshold
+    cannot call at its next turn (unless calls above it are allowed), so it ends no round
+    before mine.
     """
-    if rules.bonus == "none":
+    aim = bonus_need(rules, score)
+    if aim is None:
         return None
     stay = 1.0
     for size, known in opponents:
         if known > rules.yaniv_threshold and not rules.yaniv_above_threshold:
             continue
         stay *= 1 - HAZARD[min(size, len(HAZARD) - 1)]
-    if rules.bonus == "halve":
-        for t in rules.bonus_targets:
-            need = t - score
-            if 0 < need <= 50:
-                return need, weight * (t - t // 2) * (1 - stay)
-        return None
-    step = rules.bonus_step
-    need = step - score % step  # the next multiple of bonus_step above my score
-    if need <= 50:
-        return need, weight * rules.bonus_amount * (1 - stay)
-    return None
+    need, worth = aim
+    return need, weight * worth * (1 - stay)
 
 
 def pulled_stock_eval(
