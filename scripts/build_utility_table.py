@@ -6,8 +6,8 @@ expert's rollout policy (``yaniv.bots.utility.self_play_points``, seeded per ent
 ``utility.SEED``, the entry's rule key and its players) and stores the histogram of one
 player's raw round points; then ``--landing-rounds`` rounds of the policy like the expert's,
 the scores drawn as in a game (``utility.self_play_landing``), and stores how often a seat
-that many points under the bonus score it aims at landed on it. The same seeds and rounds give the same
-entries (the file also records the CPU seconds it took).
+that many points under the bonus score it aims at landed on it. The same seeds and rounds give
+the same entries (the file also records the CPU seconds it took).
 
     nice -n 10 .venv/bin/python scripts/build_utility_table.py    # 1000 and 4000 rounds each
     nice -n 10 .venv/bin/python scripts/build_utility_table.py --rounds 5000 --jobs 2

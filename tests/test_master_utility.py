@@ -212,9 +212,7 @@ def test_landings_not_shipped_are_measured_at_first_use_deterministically() -> N
     assert not U.is_shipped(rules, 3)
     key = U.landing_key(rules)
     seed = U.entry_seed(key, 3)
-    counts = U.self_play_landing(
-        rules, 3, U.FIRST_USE_LANDING_ROUNDS, seed, U.FIRST_USE_TURNS // 2
-    )
+    counts = U.self_play_landing(rules, 3, U.FIRST_USE_LANDING_ROUNDS, seed, U.FIRST_USE_TURNS // 2)
     assert counts == U.self_play_landing(
         rules, 3, U.FIRST_USE_LANDING_ROUNDS, seed, U.FIRST_USE_TURNS // 2
     )
