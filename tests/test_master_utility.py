@@ -220,3 +220,9 @@ def test_landings_not_shipped_are_measured_at_first_use_deterministically() -> N
     rates = U.landing(rules, 3)
     assert len(rates) == 51 and all(0.0 <= r <= 1.0 for r in rates)
     assert U.landing(rules, 3) is rates  # cached
+    # The rate of need 10 pools needs 8-12, drawn toward the round points' own chance of 10.
+    tries = sum(t for t, _ in counts[7:12])
+    landed = sum(n for _, n in counts[7:12])
+    own = dict(U.round_points(rules, 3)).get(10, 0.0)
+    assert tries > 0
+    assert rates[10] == pytest.approx((landed + U.LANDING_PRIOR * own) / (tries + U.LANDING_PRIOR))
