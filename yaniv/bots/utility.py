@@ -52,7 +52,7 @@ import json
 import math
 import random
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import Any
 
@@ -116,6 +116,38 @@ def landing_key(rules: RuleSet) -> str:
 # ----------------------------------------------------------------- a round's points
 
 
+def _self_play(
+    rules: RuleSet,
+    players: int,
+    rounds: int,
+    rng: random.Random,
+    max_turns: int | None,
+    like_expert: bool,
+) -> Iterator[tuple[list[int], tuple[int, ...]]]:
+    """Self-play rounds of the rollout policy, every seat alike (like the expert's, its calls by
+    the quick chance, where ``like_expert``; then every seat's score is drawn evenly from 0 to
+    the limit, as in a game, since its bonus pull reads it): each finished round's scores at
+    its start and raw points. Stops after ``rounds`` rounds or ``max_turns`` turns; a round
+    still running after ``STALL_TURNS`` turns a player is stalled and left out."""
+    cap = STALL_TURNS * players
+    turns = 0
+    for _ in range(rounds):
+        if max_turns is not None and turns >= max_turns:
+            break
+        game = Game.new(rules, players=players, seed=rng.getrandbits(63))
+        scores = [0] * players
+        if like_expert:
+            scores = [rng.randint(0, rules.score_limit) for _ in range(players)]
+            game.scores = scores[:]  # the showdown changes the game's scores in place
+        for _turn in range(cap):
+            if game.phase >= Phase.ROUND_OVER:
+                break
+            rollout_turn(game, -1, 1.0, H.SHED_WEIGHT, like_expert, like_expert)
+            turns += 1
+        if game.result is not None:
+            yield scores, game.result.points
+
+
 def self_play_points(
     rules: RuleSet, players: int, rounds: int, seed: int, max_turns: int | None = None
 ) -> dict[int, int]:
@@ -125,21 +157,8 @@ def self_play_points(
 
     rng = random.Random(seed)
     hist: dict[int, int] = {}
-    cap = STALL_TURNS * players
-    turns = 0
-    for _ in range(rounds):
-        if max_turns is not None and turns >= max_turns:
-            break
-        game = Game.new(rules, players=players, seed=rng.getrandbits(63))
-        for _turn in range(cap):
-            if game.phase >= Phase.ROUND_OVER:
-                break
-            rollout_turn(game, -1, 1.0)
-            turns += 1
-        result = game.result
-        if result is None:
-            continue
-        for pts in result.points:
+    for _scores, points in _self_play(rules, players, rounds, rng, max_turns, like_expert=False):
+        for pts in points:
             hist[pts] = hist.get(pts, 0) + 1
     if not hist:  # every round stalled: random hands, the lowest scoring 0
         cards = deck(rules.jokers)
@@ -171,23 +190,8 @@ def self_play_landing(
     if not any(aims):
         return counts
     rng = random.Random(seed)
-    cap = STALL_TURNS * players
-    turns = 0
-    for _ in range(rounds):
-        if max_turns is not None and turns >= max_turns:
-            break
-        game = Game.new(rules, players=players, seed=rng.getrandbits(63))
-        scores = [rng.randint(0, limit) for _ in range(players)]
-        game.scores = scores[:]  # the showdown changes the game's scores in place
-        for _turn in range(cap):
-            if game.phase >= Phase.ROUND_OVER:
-                break
-            rollout_turn(game, -1, 1.0, H.SHED_WEIGHT, True, True)
-            turns += 1
-        result = game.result
-        if result is None:
-            continue
-        for score, pts in zip(scores, result.points, strict=True):
+    for scores, points in _self_play(rules, players, rounds, rng, max_turns, like_expert=True):
+        for score, pts in zip(scores, points, strict=True):
             aim = aims[score]
             if aim is not None:
                 counts[aim[0] - 1][0] += 1
