@@ -21,16 +21,24 @@ from yaniv.view import PlayerView
 
 def _game(mine: str, theirs: str, known: str = "") -> Game:
     """Seat 0 to move with ``mine``; seat 1 holds ``theirs``, ``known`` of them seen taken."""
-    dealt = set(parse_cards(mine) + parse_cards(theirs))
+    return _table(mine, theirs, known=known)
+
+
+def _table(mine: str, *theirs: str, known: str = "", out: tuple[int, ...] = ()) -> Game:
+    """Seat 0 to move with ``mine``; seat 1, 2... hold ``theirs`` (seat 1 ``known`` of them
+    seen taken); the seats in ``out`` are out of the game, with no cards."""
+    hands = [mine, *("" if s in out else h for s, h in enumerate(theirs, 1))]
+    dealt = {c for hand in hands for c in parse_cards(hand)}
     rest = [c for c in deck(2) if c not in dealt]
     stock, pile = rest[:10], [[c] for c in rest[10:]]
     return Game.from_position(
         RuleSet(),
-        [mine.split(), theirs.split()],
+        [hand.split() for hand in hands],
         stock,
         pile,
         0,
-        known=[[], known.split()],
+        out=out,
+        known=[[], known.split(), *([] for _ in theirs[1:])],
     )
 
 
@@ -84,6 +92,29 @@ def test_judged_calls_call_at_a_good_chance_and_not_at_a_poor_one() -> None:
     g = _game("6C", "KD QD JD 9D")
     rollout_turn(g, 0, 1.0, judged_calls=True)
     assert g.phase >= Phase.ROUND_OVER
+
+
+def test_judged_calls_ask_call_chance_per_opponent() -> None:
+    # CALL_CHANCE per opponent still in the game: the chance that every one of them holds
+    # more falls with their number, and so does the expert's bar (it calls at 12 % of its
+    # callable turns at eight, 44 % at two, where CALL_CHANCE alone called at 1 % and 39 %).
+    assert rollout.call_chance_needed(_game("AC", "KD")) == rollout.CALL_CHANCE
+    four = _table("AC", "KD QD", "JD 9D", "8D 7D")
+    assert rollout.call_chance_needed(four) == pytest.approx(rollout.CALL_CHANCE**3)
+    three = _table("AC", "KD QD", "JD 9D", "8D 7D", out=(2,))
+    assert rollout.call_chance_needed(three) == pytest.approx(rollout.CALL_CHANCE**2)
+    # An ace against three hands of two unseen cards: a chance under CALL_CHANCE but over
+    # its cube, so the judged rollout player calls; against one such hand too (a higher chance).
+    chance = quick_call_chance(four, 0)
+    assert rollout.CALL_CHANCE**3 < chance < rollout.CALL_CHANCE
+    for g in (four, _game("AC", "KD QD")):
+        rollout_turn(g, 0, 1.0, judged_calls=True)
+        assert g.phase >= Phase.ROUND_OVER
+    # A 2 against the same three hands: under the cube, so it plays on.
+    g = _table("2C", "KD QD", "JD 9D", "8D 7D")
+    assert quick_call_chance(g, 0) < rollout.CALL_CHANCE**3
+    rollout_turn(g, 0, 1.0, judged_calls=True)
+    assert g.phase == Phase.START and g.to_move == 1
 
 
 def _expert_turn(g: Game, bot: ExpertBot) -> None:
