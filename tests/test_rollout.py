@@ -96,8 +96,9 @@ def test_judged_calls_call_at_a_good_chance_and_not_at_a_poor_one() -> None:
 
 def test_judged_calls_ask_call_chance_per_opponent() -> None:
     # CALL_CHANCE per opponent still in the game: the chance that every one of them holds
-    # more falls with their number, and so does the expert's bar (it calls at 12 % of its
-    # callable turns at eight, 44 % at two, where CALL_CHANCE alone called at 1 % and 39 %).
+    # more falls with their number, and so does the expert's bar (benchmarks/rollout_calls.py:
+    # it calls at 12 % of its callable turns with eight in, 45 % with two, where CALL_CHANCE
+    # alone called at 1 % and 42 %).
     assert rollout.call_chance_needed(_game("AC", "KD")) == rollout.CALL_CHANCE
     four = _table("AC", "KD QD", "JD 9D", "8D 7D")
     assert rollout.call_chance_needed(four) == pytest.approx(rollout.CALL_CHANCE**3)

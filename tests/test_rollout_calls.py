@@ -14,7 +14,7 @@ import rollout_calls as rc  # noqa: E402
 from yaniv.rules import RuleSet  # noqa: E402
 
 
-def test_each_callable_turn_sets_the_experts_choice_beside_each_rules() -> None:
+def test_each_callable_turn_sets_the_experts_choice_beside_the_rules() -> None:
     rows = rc.collect(RuleSet.preset("quick"), 3, 2)
     assert set(rows) <= {2, 3} and 3 in rows
     names = list(rc.RULES)

@@ -15,20 +15,21 @@ default). Either way the worlds used are equally weighted. In every world it pla
 turn (the heuristic's best ``candidates`` turns), then the rest of the round by the expert's fast
 rollout policy for every seat (the others judging hands with the expert's shed weight for the rules,
 as the expert does: lower in draw-first; with its feed penalty and bonus pull, so that 97-100 % of
-its turns are the expert's; a call made where ``rollout.quick_call_chance`` is high, as the expert's
-are). All candidates share each world, its stock order and its chance (common random numbers), so
-their difference is measured on the same deals. Each finished round is judged by the game-level
-utility (``yaniv.bots.utility``): the chance of winning the game from the scores it leaves, with the
-bonus, the limit and the end mode of the rules; a game that ends counts 1 for a win (shared where
-tied) and 0 for a loss. A call in doubt is not played out in the searched worlds (too few for a
-showdown's noise): it is worth its chance of success times the utility of its two outcomes
-(``coach.call_value``), against the turns' rollouts; the chance is counted in 200 worlds of the
-belief and calibrated on the expert's self-play (``belief.call_chance``), or with
-``call_odds='coach'`` is the coach's calibrated odds. The default is the coach's verdict on the
-call, else the heuristic's turn; another candidate replaces it only if it is better by ``margin``
-and by ``z`` standard errors of the paired difference over the same worlds (``Z``; ``Z_MANY`` at a
-table of three or more searched in ``MANY_WORLDS`` worlds or more): without that test a small
-budget's noise made the master far weaker than the expert (32.5 % of 200 two-player games at 20 ms).
+its turns are the expert's; a call made where ``rollout.quick_call_chance`` is high, the bar lower
+at a fuller table, as the expert's are). All candidates share each world, its stock order and its
+chance (common random numbers), so their difference is measured on the same deals. Each finished
+round is judged by the game-level utility (``yaniv.bots.utility``): the chance of winning the game
+from the scores it leaves, with the bonus, the limit and the end mode of the rules; a game that ends
+counts 1 for a win (shared where tied) and 0 for a loss. A call in doubt is not played out in the
+searched worlds (too few for a showdown's noise): it is worth its chance of success times the
+utility of its two outcomes (``coach.call_value``), against the turns' rollouts; the chance is
+counted in 200 worlds of the belief and calibrated on the expert's self-play
+(``belief.call_chance``), or with ``call_odds='coach'`` is the coach's calibrated odds. The default
+is the coach's verdict on the call, else the heuristic's turn; another candidate replaces it only if
+it is better by ``margin`` and by ``z`` standard errors of the paired difference over the same
+worlds (``Z``; ``Z_MANY`` at a table of three or more searched in ``MANY_WORLDS`` worlds or more):
+without that test a small budget's noise made the master far weaker than the expert (32.5 % of 200
+two-player games at 20 ms).
 
 The budget is ``think_ms`` per decision, spent as a count of simulated turns
 (``TURNS_PER_MS`` per millisecond, measured on the 2-core development machine), never by the
