@@ -11,7 +11,7 @@ expert's choice (call or not) is set beside each rule's:
 - ``CALL_AT``: the fixed table by the fewest cards an opponent holds (the plain rollout policy);
 - ``flat``: ``quick_call_chance`` at least ``CALL_CHANCE``, whatever the table;
 - ``per opponent``: at least ``call_chance_needed`` (``CALL_CHANCE`` to the power of the
-  opponents still in the game), the rule of the master's rollouts.
+  opponents still in the game; ``judged_call``), the rule of the master's rollouts.
 
 Per count of players in: the positions, how often the expert called, and for each rule how
 often it calls and how often it agrees with the expert (``calls/agrees``). A rule that calls
@@ -33,26 +33,20 @@ from build_utility_table import RULE_SETS  # noqa: E402
 
 from yaniv.bots import get_bot  # noqa: E402
 from yaniv.bots.rollout import (  # noqa: E402
-    CALL_AT,
     CALL_CHANCE,
-    call_chance_needed,
+    judged_call,
     quick_call_chance,
+    table_call,
 )
 from yaniv.game import Game  # noqa: E402
 from yaniv.moves import YANIV  # noqa: E402
 from yaniv.rules import RuleSet  # noqa: E402
 from yaniv.state import Phase  # noqa: E402
 
-
-def _call_at(g: Game, p: int) -> bool:
-    fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
-    return g.values[p] <= min(CALL_AT[min(fewest, 11)], g.rules.yaniv_threshold)
-
-
 RULES: dict[str, Callable[[Game, int], bool]] = {
-    "CALL_AT": _call_at,
+    "CALL_AT": table_call,
     "flat": lambda g, p: quick_call_chance(g, p) >= CALL_CHANCE,
-    "per opponent": lambda g, p: quick_call_chance(g, p) >= call_chance_needed(g),
+    "per opponent": judged_call,
 }
 
 

@@ -81,6 +81,17 @@ def call_chance_needed(g: Game) -> float:
     return CALL_CHANCE ** max(1, opponents)
 
 
+def judged_call(g: Game, p: int) -> bool:
+    """Whether seat ``p``, at or under the threshold, calls with ``judged_calls``."""
+    return quick_call_chance(g, p) >= call_chance_needed(g)
+
+
+def table_call(g: Game, p: int) -> bool:
+    """Whether seat ``p`` calls by ``CALL_AT`` (the fewest cards an opponent holds)."""
+    fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
+    return g.values[p] <= min(CALL_AT[min(fewest, 11)], g.rules.yaniv_threshold)
+
+
 def rollout_turn(
     g: Game,
     me: int,
@@ -93,7 +104,7 @@ def rollout_turn(
 
     Seat ``me`` judges hands with weight ``w_me``, the others with ``w_others`` (by default
     like the medium level). A call is made by ``CALL_AT`` (the fewest cards an opponent holds),
-    or with ``judged_calls`` by ``quick_call_chance`` (closer to the expert's calls). With
+    or with ``judged_calls`` by ``judged_call`` (closer to the expert's calls). With
     ``like_expert`` the turn is the expert's: a discard that feeds the next seat is penalised
     (``H.feed_penalty`` toward its known cards) and the hand is pulled toward a bonus score
     (``H.pull_target``).
@@ -104,11 +115,8 @@ def rollout_turn(
     rules = g.rules
     value = g.values[p]
     if g.can_yaniv() and value <= rules.yaniv_threshold:
-        if judged_calls:  # an empty hand has nothing to lay: calling is its one move
-            call = not g.hands[p] or quick_call_chance(g, p) >= call_chance_needed(g)
-        else:
-            fewest = min(g.counts[s] for s in range(g.n) if s != p and not g.out[s])
-            call = value <= min(CALL_AT[min(fewest, 11)], rules.yaniv_threshold)
+        # An empty hand has nothing to lay: calling is its one move.
+        call = (not g.hands[p] or judged_call(g, p)) if judged_calls else table_call(g, p)
         if call:
             g.apply(YANIV)
             return
