@@ -4,7 +4,8 @@ game (prints a table).
     .venv/bin/python benchmarks/rollout_calls.py [--players 2,4,6,8] [--games 20]
         [--rules standard]
 
-The expert plays itself from seeded deals (game ``i`` of a table size: seed ``6_000_000 + i``).
+The expert plays itself (``expert_selfplay.expert_turns``; game ``i`` of a table size: seed
+``6_000_000 + i``).
 At every turn start where the seat to move may call Yaniv at or under the threshold, the
 expert's choice (call or not) is set beside each rule's:
 
@@ -30,8 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from build_utility_table import RULE_SETS  # noqa: E402
+from expert_selfplay import expert_turns  # noqa: E402
 
-from yaniv.bots import get_bot  # noqa: E402
 from yaniv.bots.rollout import (  # noqa: E402
     CALL_CHANCE,
     judged_call,
@@ -54,16 +55,9 @@ def collect(rules: RuleSet, players: int, games: int) -> dict[int, list[tuple[bo
     """Per count of players in: per callable position, the expert's choice, then each rule's."""
     rows: dict[int, list[tuple[bool, ...]]] = defaultdict(list)
     for i in range(games):
-        seed = 6_000_000 + i
-        bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
-        game = Game.new(rules, players=players, seed=seed)
-        while not game.is_over:
-            if game.phase >= Phase.ROUND_OVER:
-                game.next_round()
-                continue
+        for game, _view, move in expert_turns(rules, players, 6_000_000 + i):
             p = game.to_move
             assert p is not None
-            move = bots[p].choose(game.view(p))
             if (
                 game.phase == Phase.START
                 and game.hands[p]
@@ -72,7 +66,6 @@ def collect(rules: RuleSet, players: int, games: int) -> dict[int, list[tuple[bo
             ):
                 judged = tuple(rule(game, p) for rule in RULES.values())
                 rows[game.out.count(False)].append((move == YANIV, *judged))
-            game.apply(move)
     return rows
 
 

@@ -1,5 +1,6 @@
 """The expert playing itself, position by position: the data of the belief's training and of
-its benchmarks (benchmarks/belief_brier.py, benchmarks/call_odds.py), one loop for all."""
+its benchmarks (benchmarks/belief_brier.py, benchmarks/call_odds.py, benchmarks/rollout_calls.py),
+one loop for all."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from yaniv.bots import get_bot  # noqa: E402
 from yaniv.game import Game  # noqa: E402
-from yaniv.moves import YANIV  # noqa: E402
+from yaniv.moves import YANIV, Move  # noqa: E402
 from yaniv.rules import RuleSet  # noqa: E402
 from yaniv.state import Phase  # noqa: E402
 from yaniv.view import PlayerView  # noqa: E402
 
 
-def turn_starts(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[Game, PlayerView]]:
-    """The game of ``seed`` (the experts seeded ``seed * 8 + seat``) and the view of the seat
-    to move at every turn start, before it moves; the caller may copy the game, not change it."""
+def expert_turns(
+    rules: RuleSet, players: int, seed: int
+) -> Iterator[tuple[Game, PlayerView, Move]]:
+    """The game of ``seed`` (the experts seeded ``seed * 8 + seat``): at every decision, the game
+    before the move, the view of the seat to move and the expert's move; the caller may copy
+    the game, not change it."""
     bots = [get_bot("expert", seed=seed * 8 + s) for s in range(players)]
     game = Game.new(rules, players=players, seed=seed)
     while not game.is_over:
@@ -29,9 +33,16 @@ def turn_starts(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[Game,
         seat = game.to_move
         assert seat is not None
         view = game.view(seat)
+        move = bots[seat].choose(view)
+        yield game, view, move
+        game.apply(move)
+
+
+def turn_starts(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[Game, PlayerView]]:
+    """Of ``expert_turns``, the game and the view of the seat to move at every turn start."""
+    for game, view, _move in expert_turns(rules, players, seed):
         if game.phase == Phase.START:
             yield game, view
-        game.apply(bots[seat].choose(view))
 
 
 def call_positions(rules: RuleSet, players: int, seed: int) -> Iterator[tuple[PlayerView, bool]]:
