@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/master_ab.py --set z=1.5 --set others_weight=0.8 \\
         [--against expert] [--players 2] [--games 200] [--seed 5] [--think-ms 20] [--jobs 2]
+    .venv/bin/python benchmarks/master_ab.py --table new.json [--base-table old.json] ...
 
 Both masters sit in the same seat against the same bots (``--against``, filling the other seats) on
 the same duplicate deals and bots' seeds (``yaniv.arena.compare``), so only the options differ.
@@ -9,7 +10,11 @@ Each ``--set NAME=VALUE`` is a ``MasterBot`` argument (``z``, ``others_weight``,
 ``by_play``, ``belief``, ``play_power``, ``call_odds``, ``judged_calls``, ``like_expert``,
 ``coach_call``, ``coach_base``, ``candidates``, ``margin``, ``worlds``) or one of its
 attributes ``close`` (points within which turns are searched) and ``sure`` (``LOW,HIGH``: the
-coach's odds outside which a call is not searched). Prints each one's win rate with its 95 %
+coach's odds outside which a call is not searched). ``--table FILE`` gives the variant's
+decisions the game-level utility of another table file (``scripts/build_utility_table.py --out
+FILE``: other rounds, other landings), ``--base-table FILE`` the shipped master's; every other
+bot, and a master without one, keeps the shipped table (``yaniv.bots.utility.using``, while
+that master decides). Prints each one's win rate with its 95 %
 interval, and the paired difference with its 95 % interval, a deal being the unit. The
 master's budget counts simulated turns, not time, so the games do not depend on the machine's
 load.
@@ -21,11 +26,16 @@ import argparse
 import inspect
 import os
 import sys
+from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 from yaniv.arena import compare
+from yaniv.bots import utility
 from yaniv.bots.master_bot import MasterBot
+from yaniv.moves import Move
 from yaniv.rules import RuleSet
+from yaniv.view import PlayerView
 
 ATTRIBUTES = ("close", "sure")
 
@@ -63,8 +73,11 @@ def parse_sets(sets: list[str]) -> dict[str, Any]:
     return options
 
 
-def master_with(options: dict[str, Any], think_ms: float | None) -> type[MasterBot]:
-    """A MasterBot class seated with ``options`` (the arena builds it with ``seed=``)."""
+def master_with(
+    options: dict[str, Any], think_ms: float | None, table: Path | None = None
+) -> type[MasterBot]:
+    """A MasterBot class seated with ``options`` (the arena builds it with ``seed=``), deciding
+    with the utility of the table file ``table`` (None: the shipped one)."""
     budget: dict[str, Any] = {} if think_ms is None else {"think_ms": think_ms}
     arguments = {k: v for k, v in options.items() if k not in ATTRIBUTES}
     attributes = {k: v for k, v in options.items() if k in ATTRIBUTES}
@@ -75,7 +88,11 @@ def master_with(options: dict[str, Any], think_ms: float | None) -> type[MasterB
             for k, v in attributes.items():
                 setattr(self, k, v)
 
-    Variant.__name__ = "variant" if options else "master"
+        def choose(self, view: PlayerView) -> Move:
+            with utility.using(table) if table is not None else nullcontext():
+                return super().choose(view)
+
+    Variant.__name__ = "variant" if options or table else "master"
     return Variant
 
 
@@ -89,14 +106,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--think-ms", type=float, default=None, help="both masters' budget")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--table", type=Path, help="the variant's utility table file")
+    parser.add_argument("--base-table", type=Path, help="the shipped master's utility table file")
     args = parser.parse_args()
     try:
         options = parse_sets(args.set)
+        for table in (args.table, args.base_table):
+            if table is not None:
+                utility.read_table(table)  # in words now, not in a worker at the first decision
     except ValueError as exc:
         sys.exit(str(exc))
     c = compare(
-        master_with(options, args.think_ms),
-        master_with({}, args.think_ms),
+        master_with(options, args.think_ms, args.table),
+        master_with({}, args.think_ms, args.base_table),
         against=args.against.split(","),
         games=args.games,
         players=args.players,
@@ -111,7 +133,9 @@ def main() -> None:
     lo, hi = c.ci95
     print(
         f"variant - master: {c.difference:+.1%} [{lo:+.1%}, {hi:+.1%}] over {c.deals} deals, "
-        f"{c.changed} games changed; options {options or 'none'}; load {os.getloadavg()[0]:.2f}"
+        f"{c.changed} games changed; options {options or 'none'}; tables "
+        f"{args.table or 'shipped'} / {args.base_table or 'shipped'}; "
+        f"load {os.getloadavg()[0]:.2f}"
     )
 
 

@@ -169,7 +169,7 @@ def test_a_score_within_reach_lands_on_its_bonus_more_often_than_by_chance(name:
 
 
 def _clear_the_chain() -> None:
-    U.survival.cache_clear()
+    U._survival.cache_clear()
     U._fail_table.cache_clear()
     U._chances.cache_clear()
 

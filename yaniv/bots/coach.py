@@ -545,7 +545,7 @@ _PRICED_LOCK = threading.Lock()
 def _priced_table(
     rules: RuleSet, scores: list[int], out: list[bool], me: int, mine: int
 ) -> dict[tuple[int, ...], tuple[bool, float]]:
-    ctx = (rules, tuple(scores), tuple(out), me, mine)
+    ctx = (rules, tuple(scores), tuple(out), me, mine, U.table_source())
     with _PRICED_LOCK:
         table = _PRICED.get(ctx)
         if table is None:
@@ -644,14 +644,15 @@ def call_value(view: PlayerView) -> CallValue:
     """
     global _last
     last = _last
-    if last is not None and last[0] is view:  # a bot or the advice asks twice of one view
-        return last[1]
+    source = U.table_source()
+    if last is not None and last[0] is view and last[1] == source:  # asked twice of one view
+        return last[2]
     value = _call_value(view)
-    _last = (view, value)
+    _last = (view, source, value)
     return value
 
 
-_last: tuple[PlayerView, CallValue] | None = None
+_last: tuple[PlayerView, str | None, CallValue] | None = None
 
 
 def call_expectation(view: PlayerView, p: float) -> float:

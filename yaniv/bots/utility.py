@@ -14,7 +14,9 @@ The model has two parts.
    policy does not read the scores. Rule sets of the presets (and the issue's house rule set)
    ship in ``data/round_points.json`` for 2 to 8 players, built by
    ``scripts/build_utility_table.py``; any other is measured at first use (a smaller number of
-   rounds, ``FIRST_USE_ROUNDS``) and kept in memory.
+   rounds, ``FIRST_USE_ROUNDS``) and kept in memory. Within ``using(path)`` another table file
+   of the same format is read instead (to measure two tables against each other,
+   ``benchmarks/master_ab.py --table``); each table keeps its own caches.
 2. **The game from there.** Each active player's score is a Markov chain over the rounds: add
    a draw of the round's points, apply the bonus exactly as R18 does (``halve`` at its targets,
    ``subtract`` at multiples of its step, never to 0 or to an unchanged score), and go over the
@@ -53,7 +55,10 @@ import math
 import random
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..cards import VALUE, deck
@@ -204,9 +209,64 @@ def entry_seed(key: str, players: int) -> int:
     return SEED ^ zlib.crc32(f"{key}|{players}".encode())
 
 
+#: The table file in use in this context: None for the shipped one (``using``).
+_SOURCE: ContextVar[str | None] = ContextVar("yaniv_utility_table", default=None)
+
+
+def read_table(path: str | Path) -> dict[str, Any]:
+    """A table file of this version (``scripts/build_utility_table.py --out``); ValueError
+    naming the file and what is wrong with it otherwise."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise ValueError(f"utility table {path}: cannot be read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ValueError(f"utility table {path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        found = data.get("version") if isinstance(data, dict) else None
+        raise ValueError(f"utility table {path}: expected version {VERSION}, found {found!r}")
+    try:
+        for entry in data.get("entries", ()):
+            (_, players), hist = _hist(entry)
+            if min(hist.values(), default=-1) < 0 or sum(hist.values()) <= 0:
+                raise ValueError(f"{players} players: counts must be 0 or more, not all 0")
+        for entry in data.get("landing", ()):
+            (_, players), counts = _counts(entry)
+            if len(counts) != H.PULL_REACH or any(not 0 <= n <= t for t, n in counts):
+                raise ValueError(f"{players} players: {H.PULL_REACH} [tries, landed] expected")
+    except KeyError as exc:
+        raise ValueError(f"utility table {path}: an entry without {exc}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"utility table {path}: a malformed entry ({exc!s:.80})") from None
+    return data
+
+
+@contextmanager
+def using(path: str | Path) -> Iterator[None]:
+    """Within: the utility read from the table file at ``path`` (of this format, built by
+    ``scripts/build_utility_table.py --out``) instead of the shipped one, in this context
+    only (another thread, even one started within, keeps the shipped one). ValueError in
+    words where the file is not such a table."""
+    source = str(Path(path).resolve())
+    _file(source)  # read and checked now, not at the first decision
+    token = _SOURCE.set(source)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
+def table_source() -> str | None:
+    """The table file in use here (``using``), or None for the shipped one."""
+    return _SOURCE.get()
+
+
 @functools.cache
-def _file() -> dict[str, Any]:
-    """The shipped file (empty if missing, unreadable or of another version)."""
+def _file(source: str | None) -> dict[str, Any]:
+    """The table ``source`` (a path; None: the shipped file, empty if missing, unreadable or
+    of another version, so that its rule sets are measured at first use)."""
+    if source is not None:
+        return read_table(source)
     try:
         text = resources.files("yaniv.bots").joinpath("data", DATA_FILE).read_text("utf-8")
         data = json.loads(text)
@@ -217,34 +277,38 @@ def _file() -> dict[str, Any]:
     return data
 
 
-@functools.cache
-def _shipped() -> dict[tuple[str, int], dict[int, int]]:
-    """The shipped round points, ``{(round key, players): histogram}``."""
-    out: dict[tuple[str, int], dict[int, int]] = {}
-    for entry in _file().get("entries", ()):
-        hist = {int(k): int(v) for k, v in entry["points"].items()}
-        out[(entry["key"], int(entry["players"]))] = hist
-    return out
+def _hist(entry: dict[str, Any]) -> tuple[tuple[str, int], dict[int, int]]:
+    return (entry["key"], int(entry["players"])), {
+        int(k): int(v) for k, v in entry["points"].items()
+    }
+
+
+def _counts(entry: dict[str, Any]) -> tuple[tuple[str, int], list[list[int]]]:
+    return (entry["key"], int(entry["players"])), [[int(t), int(n)] for t, n in entry["counts"]]
 
 
 @functools.cache
-def _shipped_landing() -> dict[tuple[str, int], list[list[int]]]:
-    """The shipped landings, ``{(landing key, players): [[tries, landed] per need]}``."""
-    out: dict[tuple[str, int], list[list[int]]] = {}
-    for entry in _file().get("landing", ()):
-        out[(entry["key"], int(entry["players"]))] = [[int(t), int(n)] for t, n in entry["counts"]]
-    return out
+def _shipped(source: str | None) -> dict[tuple[str, int], dict[int, int]]:
+    """The table's round points, ``{(round key, players): histogram}``."""
+    return dict(_hist(entry) for entry in _file(source).get("entries", ()))
+
+
+@functools.cache
+def _shipped_landing(source: str | None) -> dict[tuple[str, int], list[list[int]]]:
+    """The table's landings, ``{(landing key, players): [[tries, landed] per need]}``."""
+    return dict(_counts(entry) for entry in _file(source).get("landing", ()))
 
 
 def is_shipped(rules: RuleSet, players: int) -> bool:
-    """Whether the shipped table holds this rule set's rounds and landings of ``players``."""
-    points = (round_key(rules), players) in _shipped()
-    return points and (landing_key(rules), players) in _shipped_landing()
+    """Whether the table in use holds this rule set's rounds and landings of ``players``."""
+    source = _SOURCE.get()
+    points = (round_key(rules), players) in _shipped(source)
+    return points and (landing_key(rules), players) in _shipped_landing(source)
 
 
 @functools.lru_cache(maxsize=256)
-def _points(key: str, players: int) -> tuple[tuple[int, float], ...]:
-    hist = _shipped().get((key, players))
+def _points(key: str, players: int, source: str | None) -> tuple[tuple[int, float], ...]:
+    hist = _shipped(source).get((key, players))
     if hist is None:
         rules = RuleSet.from_dict(json.loads(key))
         hist = self_play_points(
@@ -257,13 +321,13 @@ def _points(key: str, players: int) -> tuple[tuple[int, float], ...]:
 def round_points(rules: RuleSet, players: int) -> tuple[tuple[int, float], ...]:
     """The distribution of one player's raw points in a round of ``players`` active players
     under ``rules``: ``((points, probability), ...)``, points ascending."""
-    return _points(round_key(rules), players)
+    return _points(round_key(rules), players, _SOURCE.get())
 
 
 @functools.lru_cache(maxsize=256)
-def _landing(key: str, players: int) -> tuple[float, ...]:
+def _landing(key: str, players: int, source: str | None) -> tuple[float, ...]:
     rules = RuleSet.from_dict(json.loads(key))
-    counts = _shipped_landing().get((key, players))
+    counts = _shipped_landing(source).get((key, players))
     if counts is None:
         counts = self_play_landing(
             rules,
@@ -272,7 +336,7 @@ def _landing(key: str, players: int) -> tuple[float, ...]:
             entry_seed(key, players),
             FIRST_USE_TURNS // 2,
         )
-    base = dict(round_points(rules, players))
+    base = dict(_points(round_key(rules), players, source))
     rates = [0.0]
     for need in range(1, H.PULL_REACH + 1):
         pooled = counts[max(0, need - 1 - LANDING_WINDOW) : need + LANDING_WINDOW]
@@ -286,7 +350,7 @@ def landing(rules: RuleSet, players: int) -> tuple[float, ...]:
     """``landing(...)[need]``: the chance that a player ``need`` points under the bonus score
     it aims at (``H.bonus_need``) lands on it exactly in a round of ``players`` active players
     (``self_play_landing``, pooled over ``LANDING_WINDOW`` needs either side)."""
-    return _landing(landing_key(rules), players)
+    return _landing(landing_key(rules), players, _SOURCE.get())
 
 
 # ----------------------------------------------------------------- the game from there
@@ -313,10 +377,15 @@ def _pulled(dist: Sequence[tuple[int, float]], need: int, rate: float) -> list[t
     return [(x, p * scale) for x, p in dist if x != need] + [(need, rate)]
 
 
-@functools.lru_cache(maxsize=64)
 def survival(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
     """``survival(...)[s][t]``: the chance that a player at score ``s * grid_step(rules)``
     is still at or under the limit after ``t`` more rounds of ``players`` active players."""
+    return _survival(rules, players, _SOURCE.get())
+
+
+@functools.lru_cache(maxsize=64)
+def _survival(rules: RuleSet, players: int, source: str | None) -> tuple[tuple[float, ...], ...]:
+    # ``source``, the table in use (which round_points and landing below read), keys the cache.
     limit = rules.score_limit
     g = grid_step(rules)
     states = limit // g + 1
@@ -354,9 +423,10 @@ def survival(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def _fail_table(rules: RuleSet, players: int) -> tuple[tuple[float, ...], ...]:
+def _fail_table(rules: RuleSet, players: int, source: str | None) -> tuple[tuple[float, ...], ...]:
     """``_fail_table(...)[s][t]``: the chance that a player at state ``s`` is over the limit
-    after ``t`` more rounds (``1 - survival``), every row as long as the longest."""
+    after ``t`` more rounds (``1 - survival``) with the table ``source`` in use, every row as
+    long as the longest."""
     table = survival(rules, players)
     horizon = max(len(r) for r in table)
     return tuple(tuple(1.0 - (r[t] if t < len(r) else 0.0) for t in range(horizon)) for r in table)
@@ -378,11 +448,13 @@ def win_chances(
     for s in range(n):
         if scores[s] > limit:
             gone[s] = True
-    return _chances(rules, tuple(scores), tuple(gone))
+    return _chances(rules, tuple(scores), tuple(gone), _SOURCE.get())
 
 
 @functools.lru_cache(maxsize=65536)
-def _chances(rules: RuleSet, scores: tuple[int, ...], gone: tuple[bool, ...]) -> tuple[float, ...]:
+def _chances(
+    rules: RuleSet, scores: tuple[int, ...], gone: tuple[bool, ...], source: str | None
+) -> tuple[float, ...]:
     n = len(scores)
     active = [s for s in range(n) if not gone[s]]
     if len(active) <= 1:
@@ -391,7 +463,7 @@ def _chances(rules: RuleSet, scores: tuple[int, ...], gone: tuple[bool, ...]) ->
             tied = [s for s in range(n) if scores[s] == low]
             return tuple(1 / len(tied) if s in tied else 0.0 for s in range(n))
         return tuple(1.0 if s == active[0] else 0.0 for s in range(n))
-    table = _fail_table(rules, len(active))
+    table = _fail_table(rules, len(active), source)
     # F[i][t]: the chance that player i is over the limit after t rounds.
     fails = [table[_state(rules, scores[s])] for s in active]
     horizon = len(fails[0])
@@ -466,12 +538,15 @@ __all__ = [
     "landing",
     "landing_entry",
     "landing_key",
+    "read_table",
     "round_key",
     "round_points",
     "self_play_landing",
     "self_play_points",
     "survival",
     "table_entry",
+    "table_source",
+    "using",
     "view_chances",
     "win_chances",
     "win_probability",
