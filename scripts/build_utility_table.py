@@ -13,10 +13,10 @@ the same entries (the file also records the CPU seconds it took).
     nice -n 10 .venv/bin/python scripts/build_utility_table.py --rounds 5000 --jobs 2
 
 Cost of the shipped file (6 rule sets x 7 player counts: 42 entries of 1000 rounds and 42 of
-4000 landing rounds): 416 CPU seconds (0.12 CPU-hours; the round points alone 118) on the
-2-core development machine, the file's "cpu_seconds"; 265 s wall with two jobs on the idle
-machine (505 CPU seconds before the rollouts' calls were judged per opponent, which shortened
-the landings' rounds of many players).
+4000 landing rounds): 870 CPU seconds (0.24 CPU-hours), 457 s wall with two jobs, the file's
+"cpu_seconds", on session 34's 2-core machine; 416 CPU seconds on the faster machine of the
+build before (505 before the rollouts' calls were judged per opponent, which shortened the
+landings' rounds of many players).
 """
 
 from __future__ import annotations

@@ -133,15 +133,16 @@ def test_the_shipped_landings_cover_the_presets_and_add_up() -> None:
         counts = entry["counts"]
         assert len(counts) == 50 and all(0 <= landed <= tries for tries, landed in counts)
         # A seat counts once in a round that was not stalled, where a bonus score is in reach
-        # (rounds of 6 to 8 players stall more often: up to 44 % of them at 8).
+        # (stalled seats call whenever they may, so hardly a round is left out at any size).
         rules = RuleSet.from_dict(json.loads(entry["key"]))
         scores = range(rules.score_limit + 1)
         reach = sum(U.H.bonus_need(rules, s) is not None for s in scores) / len(scores)
         seats = entry["rounds"] * entry["players"]
         tries = sum(t for t, _ in counts)
-        assert tries <= reach * seats * 1.05, (entry["rules"], entry["players"])
-        if entry["players"] <= 5:
-            assert 0.9 * reach * seats <= tries, (entry["rules"], entry["players"])
+        assert 0.9 * reach * seats <= tries <= 1.05 * reach * seats, (
+            entry["rules"],
+            entry["players"],
+        )
 
 
 def test_the_need_is_the_first_bonus_score_in_reach() -> None:
@@ -226,3 +227,12 @@ def test_landings_not_shipped_are_measured_at_first_use_deterministically() -> N
     own = dict(U.round_points(rules, 3)).get(10, 0.0)
     assert tries > 0
     assert rates[10] == pytest.approx((landed + U.LANDING_PRIOR * own) / (tries + U.LANDING_PRIOR))
+
+
+@pytest.mark.parametrize(("name", "players"), [("standard", 2), ("hebrew", 8)])
+def test_no_self_play_round_is_left_out_as_stalled(name: str, players: int) -> None:
+    # The policy's call bars (a point or less against a seat of one card) kept hands of one
+    # low card each going round the pile: 5 % of two-player standard rounds and 10 % of
+    # eight-player hebrew ones were left out. Stalled seats call whenever they may.
+    hist = U.self_play_points(RuleSet.preset(name), players, 200, seed=1)
+    assert sum(hist.values()) == 200 * players

@@ -50,12 +50,6 @@ EXPERT_SHED_WEIGHT = 1.0
 DRAW_FIRST_SHED_WEIGHT = 0.55
 #: Turns played in a rollout before the round is judged by the hands.
 ROLLOUT_TURNS = 24
-#: Turns per player still in the round after which the round counts as stalled: players who
-#: each aim at a bonus target, or trade the same cards through the pile, can keep a round going
-#: for ever (hundreds of arena games hit the move cap). A stalled expert races: it sheds points
-#: with no bonus pull and no hoarding, and calls at even odds; after twice as many, whenever it
-#: may. Normal rounds end long before: this changes no decision in them.
-STALL_TURNS = 12
 
 
 def shed_weight(rules: RuleSet) -> float:
@@ -154,7 +148,7 @@ class ExpertBot:
         moves = legal_moves(view)
         if len(moves) == 1:
             return moves[0]
-        stall = round_turns(view) / (STALL_TURNS * len(view.active_seats()))
+        stall = round_turns(view) / (H.STALL_TURNS * len(view.active_seats()))
         self.w_now = self.weight(view.rules) if stall < 1 else 0.0  # racing: no hoarding
         phase = view.phase
         if phase == Phase.SLAP:

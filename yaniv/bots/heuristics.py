@@ -35,6 +35,15 @@ _MASK_VALUE: dict[int, int] = {}
 STALL_MOVES = 80
 
 
+#: Turns per player still in the round after which the round counts as stalled: players who
+#: each aim at a bonus target, or trade the same cards through the pile, can keep a round going
+#: for ever (hundreds of arena games hit the move cap). A stalled expert races: it sheds points
+#: with no bonus pull and no hoarding, and calls at even odds; after twice as many, whenever it
+#: may (so do the utility's self-play seats). Normal rounds end long before: this changes no
+#: decision in them.
+STALL_TURNS = 12
+
+
 def stalled(moves_in_round: int, rng_value: float) -> bool:
     """Whether to break a possible cycle by drawing from the stock this time."""
     return moves_in_round > STALL_MOVES and rng_value < 0.5

@@ -63,6 +63,7 @@ from typing import Any
 
 from ..cards import VALUE, deck
 from ..game import Game, Phase
+from ..moves import YANIV
 from ..rules import RuleSet
 from ..view import PlayerView
 from . import heuristics as H
@@ -90,8 +91,10 @@ FIRST_USE_LANDING_ROUNDS = 500
 #: own chance of the need with the weight of this many tries (few tries give little).
 LANDING_WINDOW = 2
 LANDING_PRIOR = 20
-#: Turns per player after which a self-play round counts as stalled and is left out.
-STALL_TURNS = 40
+#: Turns per player after which a self-play round is given up and left out (from
+#: ``2 * H.STALL_TURNS`` on, its seats call whenever allowed: the rounds still going are those
+#: that cannot get under the threshold).
+CAP_TURNS = 40
 #: The base seed of the self-play (each entry derives its own from its key).
 SEED = 20261201
 #: Most score states of the chain; a larger limit is modelled in coarser steps.
@@ -132,9 +135,14 @@ def _self_play(
     """Self-play rounds of the rollout policy, every seat alike (like the expert's, its calls by
     the quick chance, where ``like_expert``; then every seat's score is drawn evenly from 0 to
     the limit, as in a game, since its bonus pull reads it): each finished round's scores at
-    its start and raw points. Stops after ``rounds`` rounds or ``max_turns`` turns; a round
-    still running after ``STALL_TURNS`` turns a player is stalled and left out."""
-    cap = STALL_TURNS * players
+    its start and raw points. Stops after ``rounds`` rounds or ``max_turns`` turns. A round
+    still running after ``2 * H.STALL_TURNS`` turns a player is stalled: as the expert does
+    then, a seat calls whenever it may (the policy's own call bars, strict against few cards,
+    can keep hands of one low card each going round the pile for ever); one still running
+    after ``CAP_TURNS`` is left out."""
+    race = 2 * H.STALL_TURNS * players
+    cap = CAP_TURNS * players
+    threshold = rules.yaniv_threshold
     turns = 0
     for _ in range(rounds):
         if max_turns is not None and turns >= max_turns:
@@ -144,10 +152,15 @@ def _self_play(
         if like_expert:
             scores = [rng.randint(0, rules.score_limit) for _ in range(players)]
             game.scores = scores[:]  # the showdown changes the game's scores in place
-        for _turn in range(cap):
+        for turn in range(cap):
             if game.phase >= Phase.ROUND_OVER:
                 break
-            rollout_turn(game, -1, 1.0, H.SHED_WEIGHT, like_expert, like_expert)
+            seat = game.to_move
+            assert seat is not None  # the round is on
+            if turn >= race and game.can_yaniv() and game.values[seat] <= threshold:
+                game.apply(YANIV)
+            else:
+                rollout_turn(game, -1, 1.0, H.SHED_WEIGHT, like_expert, like_expert)
             turns += 1
         if game.result is not None:
             yield scores, game.result.points
