@@ -202,7 +202,7 @@ class ExpertBot:
         collects = mask_of(view.known[view.next_seat(view.seat)])
         stock_ok = view.stock_size > 0
         if stall >= 1:
-            return self._race(view, stall >= 2)
+            return self._race(view, stall >= H.DESPERATE)
         # Candidate turns, best by the heuristic first: (first move, planned draw).
         cands: list[tuple[Move, Card | None]] = []
         scores: list[float] = []

@@ -38,10 +38,11 @@ STALL_MOVES = 80
 #: Turns per player still in the round after which the round counts as stalled: players who
 #: each aim at a bonus target, or trade the same cards through the pile, can keep a round going
 #: for ever (hundreds of arena games hit the move cap). A stalled expert races: it sheds points
-#: with no bonus pull and no hoarding, and calls at even odds; after twice as many, whenever it
-#: may (so do the utility's self-play seats). Normal rounds end long before: this changes no
-#: decision in them.
+#: with no bonus pull and no hoarding, and calls at even odds; after ``DESPERATE`` times as many,
+#: whenever it may (so do the utility's self-play seats). Normal rounds end long before: this
+#: changes no decision in them.
 STALL_TURNS = 12
+DESPERATE = 2
 
 
 def stalled(moves_in_round: int, rng_value: float) -> bool:

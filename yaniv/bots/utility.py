@@ -92,8 +92,8 @@ FIRST_USE_LANDING_ROUNDS = 500
 LANDING_WINDOW = 2
 LANDING_PRIOR = 20
 #: Turns per player after which a self-play round is given up and left out (from
-#: ``2 * H.STALL_TURNS`` on, its seats call whenever allowed: the rounds still going are those
-#: that cannot get under the threshold).
+#: ``H.DESPERATE * H.STALL_TURNS`` on, its seats call whenever allowed: the rounds still going
+#: are those that cannot get under the threshold).
 CAP_TURNS = 40
 #: The base seed of the self-play (each entry derives its own from its key).
 SEED = 20261201
@@ -136,11 +136,11 @@ def _self_play(
     the quick chance, where ``like_expert``; then every seat's score is drawn evenly from 0 to
     the limit, as in a game, since its bonus pull reads it): each finished round's scores at
     its start and raw points. Stops after ``rounds`` rounds or ``max_turns`` turns. A round
-    still running after ``2 * H.STALL_TURNS`` turns a player is stalled: as the expert does
-    then, a seat calls whenever it may (the policy's own call bars, strict against few cards,
-    can keep hands of one low card each going round the pile for ever); one still running
-    after ``CAP_TURNS`` is left out."""
-    race = 2 * H.STALL_TURNS * players
+    still running after ``H.DESPERATE * H.STALL_TURNS`` turns a player is stalled: as the
+    expert does then, a seat calls whenever it may (the policy's own call bars, strict against
+    few cards, can keep hands of one low card each going round the pile for ever); one still
+    running after ``CAP_TURNS`` is left out."""
+    race = H.DESPERATE * H.STALL_TURNS * players
     cap = CAP_TURNS * players
     threshold = rules.yaniv_threshold
     turns = 0
