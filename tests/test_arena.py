@@ -19,6 +19,7 @@ from yaniv.arena import (
     GameTask,
     calibration_table,
     deal_for,
+    deal_interval,
     lineup_for,
     percentile,
     play_game,
@@ -93,6 +94,61 @@ def test_small_arena_report_has_the_required_keys() -> None:
     assert report["errors"] == []
     assert report["capped"] == 0 and report["capped_games"] == []
     assert report["max_moves"] == MAX_MOVES
+
+
+def test_the_interval_over_deals_is_the_normal_interval_of_deal_totals() -> None:
+    # deals of 2 games each, won 2, 0, 2, 0 of them: a rate of one half; the deals' totals
+    # have mean 1 and variance 4/3
+    lo, hi = deal_interval([2, 0, 2, 0], 8)
+    half = 1.959964 * math.sqrt(4 / 3 * 4) / 8
+    assert (lo, hi) == pytest.approx((0.5 - half, 0.5 + half))
+    # the same wins spread over four games a deal instead of two: half the deals, wider
+    assert deal_interval([4, 0], 8)[1] - deal_interval([4, 0], 8)[0] > hi - lo
+    assert deal_interval([1], 2) == (-math.inf, math.inf)  # one deal: no spread to measure
+    assert deal_interval([], 0) == (-math.inf, math.inf)
+
+
+def test_the_report_keeps_every_game_and_each_entrants_interval_over_deals() -> None:
+    players, games = 3, 20  # the last deal has two games, not three
+    report = run_arena(["medium", "easy", "random"], players, games, RuleSet(), seed=4)
+    results = report["game_results"]
+    assert [r["game"] for r in results] == list(range(games))
+    names = [b["name"] for b in report["bots"]]
+    for r in results:
+        assert r["deal"] == r["game"] // players
+        assert sorted(r["seats"]) == sorted(names)  # every entrant seated once a game
+        assert set(r["winners"]) <= set(names) and r["winners"]
+        assert r["rounds"] >= 1 and r["moves"] >= r["rounds"] and not r["capped"]
+        assert len(r["scores"]) == players
+    for r in results[:players]:  # a deal's rotations move the entrants round the table
+        assert r["seats"] == names[r["game"] :] + names[: r["game"]]
+    for b in report["bots"]:
+        assert b["wins"] == sum(b["name"] in r["winners"] for r in results)
+        per_deal = [0] * 7
+        for r in results:
+            per_deal[r["deal"]] += b["name"] in r["winners"]
+        assert b["deals"] == 7
+        lo, hi = deal_interval(per_deal, games)
+        if lo == hi:  # every deal went alike (random never wins): no interval
+            assert b["ci95_deals"] is None
+            continue
+        assert b["ci95_deals"] == pytest.approx([max(0.0, lo), min(1.0, hi)])
+        assert b["ci95_deals"][0] <= b["win_rate"] <= b["ci95_deals"][1]
+    assert report["bots"][0]["ci95_deals"] is not None  # medium's deals differ
+    json.dumps(report, allow_nan=False)  # standard JSON: no infinite bound
+
+
+def test_no_interval_over_deals_from_one_deal_or_deals_that_went_alike() -> None:
+    one = run_arena(["medium", "easy"], 2, 2, RuleSet(), seed=3)
+    assert [b["deals"] for b in one["bots"]] == [1, 1]
+    assert [b["ci95_deals"] for b in one["bots"]] == [None, None]
+    report = run_arena(["medium", "random"], 2, 6, RuleSet(), seed=3)
+    for b in report["bots"]:
+        won = [
+            sum(b["name"] in r["winners"] for r in report["game_results"] if r["deal"] == d)
+            for d in range(3)
+        ]
+        assert (b["ci95_deals"] is None) == (len(set(won)) == 1)
 
 
 def test_arena_is_deterministic_for_a_seed() -> None:

@@ -56,6 +56,7 @@ __all__ = [
     "check_time_limit",
     "compare",
     "deal_for",
+    "deal_interval",
     "entrant_names",
     "evaluate",
     "lineup_for",
@@ -540,6 +541,27 @@ def wilson(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def deal_interval(
+    per_deal: Sequence[float], games: int, z: float = 1.959964
+) -> tuple[float, float]:
+    """The 95 % interval of a rate ``sum(per_deal) / games`` measured on duplicate deals, from
+    the spread of each deal's total over its games (``per_deal``): a deal's rotations are not
+    independent of each other, so a deal is the unit. Deals of fewer games (the last one) weigh
+    less. Unbounded, ``(-inf, inf)``, for fewer than two deals.
+
+    >>> deal_interval([1, 1, 1, 1], 8)  # the same in every deal: no spread
+    (0.5, 0.5)
+    """
+    n = len(per_deal)
+    if n < 2 or games <= 0:
+        return (-math.inf, math.inf)
+    rate = math.fsum(per_deal) / games
+    mean = math.fsum(per_deal) / n
+    var = math.fsum((d - mean) ** 2 for d in per_deal) / (n - 1)
+    half = z * math.sqrt(var * n) / games
+    return (rate - half, rate + half)
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (0..1) by linear interpolation; 0 for no values."""
     if not values:
@@ -594,6 +616,7 @@ class BotStats:
     calls: int = 0
     assafs: int = 0
     capped: int = 0
+    deal_wins: dict[int, int] = field(default_factory=dict)  # per deal, its games won
     times: list[float] = field(default_factory=list)
     startup: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -601,6 +624,7 @@ class BotStats:
     def to_dict(self, rating: Any) -> dict[str, Any]:
         """The report's entry for this entrant."""
         lo, hi = wilson(self.wins, self.games)
+        by_deal = deal_interval(list(self.deal_wins.values()), self.games)
         return {
             "name": self.name,
             "spec": self.spec or self.name,
@@ -608,6 +632,14 @@ class BotStats:
             "wins": self.wins,
             "win_rate": self.wins / self.games if self.games else 0.0,
             "ci95": [lo, hi],
+            "deals": len(self.deal_wins),
+            # the interval over deals (the unit of duplicate deals); none from one deal, or
+            # from deals that all went alike (a normal interval would shrink to a point)
+            "ci95_deals": (
+                [max(0.0, by_deal[0]), min(1.0, by_deal[1])]
+                if -math.inf < by_deal[0] < by_deal[1]
+                else None
+            ),
             "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal()},
             "rounds": self.rounds,
             "mean_round_points": self.points / self.rounds if self.rounds else 0.0,
@@ -731,6 +763,8 @@ def run_arena(
             st.calls += r["calls"][s]
             st.assafs += r["assafs"][s]
             st.capped += r["capped"]
+            deal = r["index"] // players
+            st.deal_wins[deal] = st.deal_wins.get(deal, 0) + (s in r["winners"])
             st.times.extend(r["times"][s])
             if r["startup"][s] is not None:
                 st.startup.append(r["startup"][s])
@@ -774,6 +808,19 @@ def run_arena(
         "capped_games": [r["index"] for r in results if r["capped"]],
         "bots": [st.to_dict(rating) for st, rating in zip(stats, ratings, strict=True)],
         "errors": errors,
+        "game_results": [
+            {
+                "game": r["index"],
+                "deal": r["index"] // players,
+                "seats": [names[e] for e in r["entrants"]],
+                "winners": [names[r["entrants"][s]] for s in r["winners"]],
+                "scores": r["scores"],
+                "rounds": r["rounds"],
+                "moves": r["moves"],
+                "capped": r["capped"],
+            }
+            for r in results
+        ],
     }
     if calibration:
         report["calibration"] = calibration_table(calib)
@@ -942,16 +989,6 @@ def compare(
         deal = x["index"] // players
         per_deal[deal] = per_deal.get(deal, 0.0) + (win_a - win_b)
         changed += sorted(x["winners"]) != sorted(y["winners"])
-    # a deal's difference over its games, divided by the games per deal (the last deal may
-    # have fewer games than ``players``): the mean over deals weighted by their games
     diffs = list(per_deal.values())
     difference = math.fsum(diffs) / games
-    if len(diffs) > 1:
-        m = math.fsum(diffs) / len(diffs)
-        var = math.fsum((d - m) ** 2 for d in diffs) / (len(diffs) - 1)
-        half = 1.959964 * math.sqrt(var * len(diffs)) / games
-    else:
-        half = math.inf
-    return Comparison(
-        ea, eb, difference, (difference - half, difference + half), len(diffs), changed
-    )
+    return Comparison(ea, eb, difference, deal_interval(diffs, games), len(diffs), changed)
