@@ -3,7 +3,8 @@ games (prints ms figures).
 
     .venv/bin/python benchmarks/bots.py [--games N] [--json]
     nice -n 15 .venv/bin/python benchmarks/bots.py --cap-check [--levels random,easy]
-        [--players 2,4] [--games 10000] [--first-deal 0] [--budget-s S] [--rules standard] [--json]
+        [--players 2,4] [--games 10000] [--first-deal 0] [--budget-s S] [--jobs 2]
+        [--rules standard] [--json]
 
 Each level plays ``N`` games against medium with 2 players and ``N`` with 4 (the level in
 seat 0); every decision of seat 0 is timed. The coach line times
@@ -18,14 +19,18 @@ and reports how many games it played; the capped games' indices are printed for 
 (the arena's game index: deal * players, rotation 0, since the rotations of a lineup of one
 level would replay the same game), and so is the longest game's. ``--first-deal K`` starts at
 deal K, so that a run stopped by its budget after K games is completed on the same deals.
+``--jobs N`` plays them in N processes (the games counted are still the first deals in order);
+its CPU seconds are the games' own, summed over the processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -93,6 +98,12 @@ def show(label: str, f: dict[str, float]) -> None:
     )
 
 
+def timed_game(task: GameTask) -> tuple[dict[str, Any], float]:
+    """``play_game(task)``, and the CPU seconds it took (in the process that played it)."""
+    cpu0 = time.process_time()
+    return play_game(task), time.process_time() - cpu0
+
+
 def cap_check(
     level: str,
     players: int,
@@ -103,30 +114,51 @@ def cap_check(
     budget_s: float | None,
     think_ms: float | None,
     first_deal: int = 0,
+    jobs: int = 1,
 ) -> dict[str, object]:
     """Self-play games of ``level`` until ``games`` are played or ``budget_s`` is spent: how
-    many were capped at ``max_moves``, which, and their moves."""
+    many were capped at ``max_moves``, which, and their moves. With ``jobs`` > 1 the games are
+    played in that many forked processes; the games counted are still the first deals in
+    order (a run stopped by its budget leaves no gap for ``--first-deal`` to fill)."""
     t0 = time.perf_counter()
-    cpu0 = time.process_time()
     capped: list[int] = []
     moves: list[int] = []
     errors = 0
     longest = -1
-    for i in range(first_deal, first_deal + games):
-        if budget_s is not None and time.perf_counter() - t0 > budget_s:
-            break
-        # Rotation 0 of deal i: the rotations of a lineup of one level would replay its deal.
-        index = i * players
-        task = GameTask(
-            index, (level,) * players, rules, seed, max_moves=max_moves, think_ms=think_ms
+    cpu = 0.0
+    # Rotation 0 of deal i: the rotations of a lineup of one level would replay its deal.
+    tasks = (
+        GameTask(
+            i * players, (level,) * players, rules, seed, max_moves=max_moves, think_ms=think_ms
         )
-        r = play_game(task)
-        if int(r["moves"]) > max(moves, default=-1):
-            longest = index
-        moves.append(int(r["moves"]))
-        errors += bool(r["errors"])
-        if r["capped"]:
-            capped.append(index)
+        for i in range(first_deal, first_deal + games)
+    )
+    pool = mp.get_context("fork").Pool(jobs) if jobs > 1 else None
+    played = map(timed_game, tasks) if pool is None else pool.imap(timed_game, tasks)
+    step = max(1, games // 20)
+    try:
+        for r, cpu_s in played:
+            cpu += cpu_s
+            if int(r["moves"]) > max(moves, default=-1):
+                longest = int(r["index"])
+            moves.append(int(r["moves"]))
+            errors += bool(r["errors"])
+            if r["capped"]:
+                capped.append(int(r["index"]))
+            if len(moves) % step == 0:
+                print(
+                    f"  {level}, {players} players: {len(moves)} of {games} games, capped "
+                    f"{len(capped)}, {time.perf_counter() - t0:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            if len(moves) == games or (
+                budget_s is not None and time.perf_counter() - t0 > budget_s
+            ):
+                break
+    finally:
+        if pool is not None:
+            pool.terminate()  # the games past the budget, unfinished, are not counted
     return {
         "level": level,
         "players": players,
@@ -137,7 +169,7 @@ def cap_check(
         "mean_moves": round(statistics.fmean(moves), 1) if moves else 0.0,
         "max_moves": max(moves, default=0),
         "longest_game": longest,
-        "cpu_s": round(time.process_time() - cpu0, 1),
+        "cpu_s": round(cpu, 1),
         "wall_s": round(time.perf_counter() - t0, 1),
     }
 
@@ -237,6 +269,7 @@ def main() -> None:
     parser.add_argument("--first-deal", type=int, default=0, help="--cap-check: the first deal")
     parser.add_argument("--max-moves", type=int, default=MAX_MOVES)
     parser.add_argument("--budget-s", type=float, default=None, help="seconds per level/size")
+    parser.add_argument("--jobs", type=int, default=1, help="--cap-check: processes")
     parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
     parser.add_argument("--ab-points", metavar="LEVEL", help="LEVEL against the points rule")
     args = parser.parse_args()
@@ -266,6 +299,7 @@ def main() -> None:
                     args.budget_s,
                     args.think_ms,
                     args.first_deal,
+                    args.jobs,
                 )
                 report.append(r)
                 print(
