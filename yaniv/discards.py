@@ -210,10 +210,20 @@ Variant = tuple[bool, str, int, bool, int, int]
 _LIST_TYPES: dict[Variant, type[MoveList[Any]]] = {}
 
 
+#: The last rule set asked about and its variant: the bots' rollouts ask a million times for
+#: one rule set's. A RuleSet is immutable, and the pair is replaced whole (a thread reads a
+#: matching one).
+_LAST_VARIANT: tuple[RuleSet, Variant] | None = None
+
+
 def variant(rules: RuleSet) -> Variant:
     """What legal discards and their canonical order depend on: one table per variant."""
+    global _LAST_VARIANT
+    last = _LAST_VARIANT
+    if last is not None and last[0] is rules:
+        return last[1]
     order = 0 if rules.pickup != "ends" else (2 if rules.slapdown != "off" else 1)
-    return (
+    v = (
         rules.jokers_in_sets,
         rules.joker_in_run,
         order,
@@ -221,6 +231,8 @@ def variant(rules: RuleSet) -> Variant:
         rules.run_naturals,
         rules.max_set,
     )
+    _LAST_VARIANT = (rules, v)
+    return v
 
 
 def move_list(moves: Iterable[_M], rules: RuleSet) -> MoveList[_M]:

@@ -28,6 +28,7 @@ DECK_DIST: tuple[float, ...] = tuple(x / 54 for x in (2, 4, 4, 4, 4, 4, 4, 4, 4,
 # options gave one rule set the values of another in the same process.
 _SHED: dict[Variant, dict[int, int]] = {}
 _MASK_VALUE: dict[int, int] = {}
+_DECK_STOCK: dict[tuple[int, int, int, float], float] = {}  # stock_eval from a full deck
 
 
 #: After this many moves in a round, bots sometimes draw from the stock to break cycles (two
@@ -121,6 +122,21 @@ def stock_eval(
     """Expected ``hand_eval`` after drawing an unknown card with value distribution ``dist``."""
     ms = shed_max(hand, rules)
     t = rules.yaniv_threshold
+    if dist is not DECK_DIST:
+        return _stock_eval(ms, value, t, dist, w)
+    # The rollouts' case, the hottest of the master's search: memoized on all it depends on.
+    key = (ms, value, t, w)
+    e = _DECK_STOCK.get(key)
+    if e is None:
+        if len(_DECK_STOCK) > 100_000:
+            _DECK_STOCK.clear()
+        e = _DECK_STOCK[key] = _stock_eval(ms, value, t, dist, w)
+    return e
+
+
+def _stock_eval(ms: int, value: int, t: int, dist: Sequence[float], w: float) -> float:
+    """``stock_eval`` of a hand of value ``value`` whose best discard sheds ``ms``, threshold
+    ``t``."""
     e = 0.0
     for v, p in enumerate(dist):
         if p:
@@ -131,19 +147,22 @@ def stock_eval(
     return e
 
 
+def _combining(card: Card) -> int:
+    """The cards that ``card`` (not a joker) pairs with or sits next to in its suit."""
+    r, s = RANK[card], SUIT[card]
+    return sum(
+        1 << other
+        for other in range(52)
+        if other != card and (RANK[other] == r or (SUIT[other] == s and abs(RANK[other] - r) <= 2))
+    )
+
+
+_COMBINING = tuple(_combining(c) for c in range(52))
+
+
 def combines(card: Card, hand: int) -> bool:
     """Whether ``card`` makes a pair with, or sits next to a same-suit card of, ``hand``."""
-    if card >= 52:
-        return True
-    r, s = RANK[card], SUIT[card]
-    for other in range(52):
-        if (
-            hand >> other & 1
-            and other != card
-            and (RANK[other] == r or (SUIT[other] == s and abs(RANK[other] - r) <= 2))
-        ):
-            return True
-    return False
+    return card >= 52 or bool(hand & _COMBINING[card])
 
 
 def feed_penalty(d: Discard, rules: RuleSet, collects: int = 0, weight: float = 1.0) -> float:
