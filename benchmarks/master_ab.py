@@ -7,7 +7,8 @@
 Both masters sit in the same seat against the same bots (``--against``, filling the other seats) on
 the same duplicate deals and bots' seeds (``yaniv.arena.compare``), so only the options differ.
 Each ``--set NAME=VALUE`` is a ``MasterBot`` argument (``z``, ``others_weight``, ``beta_scale``,
-``by_play``, ``belief``, ``play_power``, ``call_odds``, ``judged_calls``, ``like_expert``,
+``by_play``, ``belief``, ``play_power``, ``call_odds``, ``judged_calls``,
+``per_opponent_calls`` (false: the rollouts' call bar the same at any table), ``like_expert``,
 ``coach_call``, ``coach_base``, ``candidates``, ``margin``, ``worlds``) or one of its
 attributes ``close`` (points within which turns are searched) and ``sure`` (``LOW,HIGH``: the
 coach's odds outside which a call is not searched). ``--table FILE`` gives the variant's

@@ -23,8 +23,16 @@ from yaniv.view import PlayerView  # noqa: E402
 
 
 def test_options_are_parsed_by_their_defaults_type_and_refused_in_words() -> None:
-    got = master_ab.parse_sets(["z=1.5", "judged_calls=false", "candidates=4", "sure=0.1,0.9"])
-    assert got == {"z": 1.5, "judged_calls": False, "candidates": 4, "sure": (0.1, 0.9)}
+    got = master_ab.parse_sets(
+        ["z=1.5", "judged_calls=false", "candidates=4", "sure=0.1,0.9", "per_opponent_calls=false"]
+    )
+    assert got == {
+        "z": 1.5,
+        "judged_calls": False,
+        "candidates": 4,
+        "sure": (0.1, 0.9),
+        "per_opponent_calls": False,
+    }
     with pytest.raises(ValueError, match="expected NAME=VALUE"):
         master_ab.parse_sets(["nonsense=1"])
     with pytest.raises(ValueError, match="expected true or false"):

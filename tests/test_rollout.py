@@ -118,6 +118,20 @@ def test_judged_calls_ask_call_chance_per_opponent() -> None:
     assert g.phase == Phase.START and g.to_move == 1
 
 
+def test_a_flat_call_bar_is_the_same_at_any_table() -> None:
+    four = _table("AC", "KD QD", "JD 9D", "8D 7D")
+    assert rollout.call_chance_needed(four, per_opponent=False) == rollout.CALL_CHANCE
+    # The ace against three hands of two unseen cards: over the cube, under the flat bar, so
+    # the flat rollout player plays on where the one per opponent calls.
+    assert quick_call_chance(four, 0) < rollout.CALL_CHANCE
+    rollout_turn(four, 0, 1.0, judged_calls=True, flat_calls=True)
+    assert four.phase == Phase.START and four.to_move == 1
+    # Against one opponent the two bars are one: the flat player calls as before.
+    two = _game("AC", "KD QD")
+    rollout_turn(two, 0, 1.0, judged_calls=True, flat_calls=True)
+    assert two.phase >= Phase.ROUND_OVER
+
+
 def _expert_turn(g: Game, bot: ExpertBot) -> None:
     """The expert's whole turn for the seat to move (its first move, draw and any slap)."""
     seat = g.to_move

@@ -16,8 +16,9 @@ turn (the heuristic's best ``candidates`` turns), then the rest of the round by 
 rollout policy for every seat (the others judging hands with the expert's shed weight for the rules,
 as the expert does: lower in draw-first; with its feed penalty and bonus pull, so that 97-100 % of
 its turns are the expert's; a call made where ``rollout.quick_call_chance`` is high, the bar lower
-at a fuller table, as the expert's are). All candidates share each world, its stock order and its
-chance (common random numbers), so their difference is measured on the same deals. Each finished
+at a fuller table, as the expert's are; ``per_opponent_calls=False``: one bar at any table).
+All candidates share each world, its stock order and its chance (common random numbers), so
+their difference is measured on the same deals. Each finished
 round is judged by the game-level utility (``yaniv.bots.utility``): the chance of winning the game
 from the scores it leaves, with the bonus, the limit and the end mode of the rules; a game that ends
 counts 1 for a win (shared where tied) and 0 for a loss. A call in doubt is not played out in the
@@ -146,6 +147,7 @@ class MasterBot(ExpertBot):
         belief: bool = True,
         call_odds: str = "belief",
         judged_calls: bool = True,
+        per_opponent_calls: bool = True,
         like_expert: bool = True,
         play_power: float = 0.0,
         search_discards: bool = True,
@@ -171,6 +173,8 @@ class MasterBot(ExpertBot):
             raise ValueError(f"call_odds {call_odds!r:.20}: expected 'coach' or 'belief'")
         self.call_odds = call_odds  # a call's chance of success: the coach's, or the belief's
         self.judged_calls = judged_calls  # rollout calls by a quick chance (False: by CALL_AT)
+        # that chance's bar falls with the opponents' number (False: one bar at every table)
+        self.per_opponent_calls = per_opponent_calls
         self.like_expert = like_expert  # rollout turns with the expert's feed penalty and pull
         self.search_discards = search_discards  # draw-first: the discard after the draw too
         self.close = CLOSE
@@ -301,6 +305,7 @@ class MasterBot(ExpertBot):
                             w_others,
                             self.judged_calls,
                             self.like_expert,
+                            not self.per_opponent_calls,
                         )
                         used += 1
                     values[i].append(self.judge(g, me))

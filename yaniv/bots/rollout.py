@@ -74,16 +74,19 @@ def quick_call_chance(g: Game, p: int) -> float:
     return chance
 
 
-def call_chance_needed(g: Game) -> float:
+def call_chance_needed(g: Game, per_opponent: bool = True) -> float:
     """The quick chance at which a rollout player with ``judged_calls`` calls: ``CALL_CHANCE``
-    per opponent still in the game (the expert calls at a lower chance at a fuller table)."""
+    per opponent still in the game (the expert calls at a lower chance at a fuller table), or
+    without ``per_opponent`` ``CALL_CHANCE`` at any table (the bar before session 31)."""
+    if not per_opponent:
+        return CALL_CHANCE
     opponents = sum(1 for out in g.out if not out) - 1
     return CALL_CHANCE ** max(1, opponents)
 
 
-def judged_call(g: Game, p: int) -> bool:
+def judged_call(g: Game, p: int, per_opponent: bool = True) -> bool:
     """Whether seat ``p``, at or under the threshold, calls with ``judged_calls``."""
-    return quick_call_chance(g, p) >= call_chance_needed(g)
+    return quick_call_chance(g, p) >= call_chance_needed(g, per_opponent)
 
 
 def table_call(g: Game, p: int) -> bool:
@@ -99,12 +102,14 @@ def rollout_turn(
     w_others: float = H.SHED_WEIGHT,
     judged_calls: bool = False,
     like_expert: bool = False,
+    flat_calls: bool = False,
 ) -> None:
     """One whole turn of the fast heuristic for the seat to move, on the raw game.
 
     Seat ``me`` judges hands with weight ``w_me``, the others with ``w_others`` (by default
     like the medium level). A call is made by ``CALL_AT`` (the fewest cards an opponent holds),
-    or with ``judged_calls`` by ``judged_call`` (closer to the expert's calls). With
+    or with ``judged_calls`` by ``judged_call`` (closer to the expert's calls; with
+    ``flat_calls`` at one bar whatever the opponents' number). With
     ``like_expert`` the turn is the expert's: a discard that feeds the next seat is penalised
     (``H.feed_penalty`` toward its known cards) and the hand is pulled toward a bonus score
     (``H.pull_target``).
@@ -116,7 +121,10 @@ def rollout_turn(
     value = g.values[p]
     if g.can_yaniv() and value <= rules.yaniv_threshold:
         # An empty hand has nothing to lay: calling is its one move.
-        call = (not g.hands[p] or judged_call(g, p)) if judged_calls else table_call(g, p)
+        if judged_calls:
+            call = not g.hands[p] or judged_call(g, p, not flat_calls)
+        else:
+            call = table_call(g, p)
         if call:
             g.apply(YANIV)
             return
