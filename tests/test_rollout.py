@@ -124,11 +124,11 @@ def test_a_flat_call_bar_is_the_same_at_any_table() -> None:
     # The ace against three hands of two unseen cards: over the cube, under the flat bar, so
     # the flat rollout player plays on where the one per opponent calls.
     assert quick_call_chance(four, 0) < rollout.CALL_CHANCE
-    rollout_turn(four, 0, 1.0, judged_calls=True, flat_calls=True)
+    rollout_turn(four, 0, 1.0, judged_calls=True, per_opponent_calls=False)
     assert four.phase == Phase.START and four.to_move == 1
     # Against one opponent the two bars are one: the flat player calls as before.
     two = _game("AC", "KD QD")
-    rollout_turn(two, 0, 1.0, judged_calls=True, flat_calls=True)
+    rollout_turn(two, 0, 1.0, judged_calls=True, per_opponent_calls=False)
     assert two.phase >= Phase.ROUND_OVER
 
 

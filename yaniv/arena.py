@@ -754,6 +754,7 @@ def run_arena(
     errors: list[dict[str, Any]] = []
     for r in results:
         entrants = r["entrants"]
+        deal = r["index"] // players
         for s, e in enumerate(entrants):
             st = stats[e]
             st.games += 1
@@ -763,7 +764,6 @@ def run_arena(
             st.calls += r["calls"][s]
             st.assafs += r["assafs"][s]
             st.capped += r["capped"]
-            deal = r["index"] // players
             st.deal_wins[deal] = st.deal_wins.get(deal, 0) + (s in r["winners"])
             st.times.extend(r["times"][s])
             if r["startup"][s] is not None:

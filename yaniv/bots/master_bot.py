@@ -305,7 +305,7 @@ class MasterBot(ExpertBot):
                             w_others,
                             self.judged_calls,
                             self.like_expert,
-                            not self.per_opponent_calls,
+                            self.per_opponent_calls,
                         )
                         used += 1
                     values[i].append(self.judge(g, me))

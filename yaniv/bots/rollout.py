@@ -102,14 +102,14 @@ def rollout_turn(
     w_others: float = H.SHED_WEIGHT,
     judged_calls: bool = False,
     like_expert: bool = False,
-    flat_calls: bool = False,
+    per_opponent_calls: bool = True,
 ) -> None:
     """One whole turn of the fast heuristic for the seat to move, on the raw game.
 
     Seat ``me`` judges hands with weight ``w_me``, the others with ``w_others`` (by default
     like the medium level). A call is made by ``CALL_AT`` (the fewest cards an opponent holds),
-    or with ``judged_calls`` by ``judged_call`` (closer to the expert's calls; with
-    ``flat_calls`` at one bar whatever the opponents' number). With
+    or with ``judged_calls`` by ``judged_call`` (closer to the expert's calls; without
+    ``per_opponent_calls`` at one bar whatever the opponents' number). With
     ``like_expert`` the turn is the expert's: a discard that feeds the next seat is penalised
     (``H.feed_penalty`` toward its known cards) and the hand is pulled toward a bonus score
     (``H.pull_target``).
@@ -122,7 +122,7 @@ def rollout_turn(
     if g.can_yaniv() and value <= rules.yaniv_threshold:
         # An empty hand has nothing to lay: calling is its one move.
         if judged_calls:
-            call = not g.hands[p] or judged_call(g, p, not flat_calls)
+            call = not g.hands[p] or judged_call(g, p, per_opponent_calls)
         else:
             call = table_call(g, p)
         if call:
