@@ -354,6 +354,8 @@ def test_cli_refuses_a_bad_max_moves(value: str) -> None:
     [
         ("--json", "missing/r.json", "does not exist"),
         ("--json", ".", "is a directory"),
+        ("--journal", "missing/g.jsonl", "does not exist"),
+        ("--journal", ".", "is a directory"),
         ("--plot", "missing/r.png", "does not exist"),
         ("--plot", ".", "is a directory"),
         ("--plot", "r.nosuchformat", "unknown image format"),

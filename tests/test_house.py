@@ -34,6 +34,7 @@ LAYERS = {
     "protocol": 3,
     "arena": 3,
     "arena_ray": 3,
+    "arena_journal": 3,
     "scenarios": 3,
     "session": 3,
     "narration": 3,

@@ -32,8 +32,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .arena_journal import Journal
 from .cards import deck
 from .discards import as_laid
 from .errors import YanivError
@@ -527,6 +529,20 @@ def run_local(
     return results
 
 
+def _journal_header(task: GameTask) -> dict[str, Any]:
+    """What names a run in its journal: all that decides its games' play but their number."""
+    return {
+        "lineup": list(task.lineup),
+        "rules": task.rules.to_dict(),
+        "seed": task.seed,
+        "calibration": task.calibration,
+        "time_limit": task.time_limit,
+        "max_moves": task.max_moves,
+        "startup_limit": task.startup_limit,
+        "think_ms": task.think_ms,
+    }
+
+
 # ----------------------------------------------------------------- statistics
 
 
@@ -708,10 +724,15 @@ def run_arena(
     startup_limit: float = STARTUP_LIMIT,
     runner: Runner | None = None,
     think_ms: float | None = None,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games and return the report (see the module's docstring).
 
     ``think_ms`` is the decision budget of the levels that search (``master``); None: theirs.
+
+    ``journal``: each game is written to this file as it finishes, and the games already in it
+    (of a run of the same bots, rules, seed and limits, stopped or shorter) are read back
+    instead of played (:mod:`yaniv.arena_journal`); ``on_game`` is called with those first.
 
     ``runner`` plays the games elsewhere (``yaniv.arena_ray.ray_runner``: on Ray); the report
     is the same as a local run's for the same seed, but for the measured decision times.
@@ -741,7 +762,29 @@ def run_arena(
         )
         for i in range(games)
     ]
-    results = run_local(tasks, on_game, jobs) if runner is None else runner(tasks, on_game)
+    results: list[dict[str, Any]] = []
+    book: Journal | None = None
+    if journal is not None:
+        book = Journal(journal, _journal_header(tasks[0]), games)
+        results = list(book.done.values())
+        tasks = [t for t in tasks if t.index not in book.done]
+        for r in results:
+            if on_game:
+                on_game(r)
+
+    def finished(r: dict[str, Any]) -> None:
+        if book is not None:
+            book.write(r)
+        if on_game:
+            on_game(r)
+
+    try:
+        if tasks:
+            play = runner or (lambda ts, cb: run_local(ts, cb, jobs))
+            results += play(tasks, finished)
+    finally:
+        if book is not None:
+            book.close()
     results.sort(key=lambda r: r["index"])
     if [r["index"] for r in results] != list(range(games)):
         raise YanivError(f"the runner returned {len(results)} games' results for {games} games")
@@ -822,6 +865,8 @@ def run_arena(
             for r in results
         ],
     }
+    if book is not None:
+        report["journal_games"] = len(book.done)  # read back, not played by this run
     if calibration:
         report["calibration"] = calibration_table(calib)
         report["calibration_calls"] = len(calib)

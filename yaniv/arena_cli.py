@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.progress import TaskID
 
 from .arena import (
     MAX_MOVES,
@@ -271,6 +274,51 @@ def have_matplotlib() -> bool:
 # ----------------------------------------------------------------- the commands
 
 
+class ProgressLines:
+    """The progress of a run whose output is not a terminal (a log file, a pipe), where Rich's
+    bar shows nothing until the end: a line on stderr every twentieth of the games, with the
+    time spent and the time left at the pace since the last line (games read back from a
+    journal come at once). The part of Rich's ``Progress`` the arena uses."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.every = max(1, total // 20)
+        self.start = self.last_time = time.monotonic()
+        self.last_done = 0
+
+    def __enter__(self) -> ProgressLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def add_task(self, description: str, total: int) -> TaskID:
+        self.total = total
+        self.every = max(1, total // 20)
+        return TaskID(0)
+
+    def advance(self, _task: TaskID) -> None:
+        self.done += 1
+        if self.done % self.every and self.done != self.total:
+            return
+        now = time.monotonic()
+        spent = now - self.start
+        left = (now - self.last_time) / (self.done - self.last_done) * (self.total - self.done)
+        self.last_time, self.last_done = now, self.done
+        print(
+            f"games {self.done}/{self.total}: {_clock(spent)} spent, about {_clock(left)} left",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as H:MM:SS."""
+    s = round(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
 def _bad(exc: YanivError, option: str) -> typer.BadParameter:
     return typer.BadParameter(str(exc).removeprefix(option + " "), param_hint=option)
 
@@ -301,6 +349,14 @@ def arena_command(  # noqa: B008
     seed: Annotated[int, typer.Option(help="seed of the deals and bots")] = 1,
     jobs: Annotated[int, typer.Option(help="worker processes")] = 1,
     json_path: Annotated[Path | None, typer.Option("--json", help="write the report here")] = None,
+    journal: Annotated[
+        Path | None,
+        typer.Option(
+            help="write each game to this file as it finishes (JSON lines); the same command "
+            "given the file again plays only the games not in it (a stopped run resumes, a "
+            "longer run extends a shorter one)"
+        ),
+    ] = None,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -413,6 +469,8 @@ def arena_command(  # noqa: B008
             raise typer.Exit(2) from None
     if json_path is not None:
         check_output_path(json_path, "--json")
+    if journal is not None:
+        check_output_path(journal, "--journal")
     if plot is not None:
         check_plot_path(plot)
     rule_set = _rules_from(rules, option)
@@ -420,13 +478,17 @@ def arena_command(  # noqa: B008
     try:
         for spec in specs:
             check_spec(spec)
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
+        with (
+            Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
+            )
+            if console.is_terminal
+            else ProgressLines(games)
         ) as progress:
             bar = progress.add_task("games", total=games)
             report = run_arena(
@@ -443,6 +505,7 @@ def arena_command(  # noqa: B008
                 startup_limit=startup_limit,
                 runner=runner,
                 think_ms=think_ms,
+                journal=journal,
             )
     except YanivError as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
@@ -472,8 +535,6 @@ def bot_command(
     seed: Annotated[int, typer.Option(help="the bot's seed")] = 0,
 ) -> None:
     """Speak the bot protocol on stdin/stdout: one JSON view in, one JSON move out, per line."""
-    import sys
-
     from .bots import get_bot
 
     try:
