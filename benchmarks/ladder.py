@@ -7,12 +7,14 @@ on stderr, each rung's games so far, about every tenth of them.
 
     .venv/bin/python benchmarks/ladder.py [--levels random,easy,medium,expert,master]
         [--rules standard,quick,hebrew,draw_first,slapdown,house] [--players 2,4]
-        [--games 400] [--seed 1] [--jobs 2] [--think-ms 20] [--json]
+        [--games 400] [--seed 1] [--jobs 2] [--think-ms 20] [--journal-dir DIR] [--json]
 
 ``house`` is the rule set of the issue (and of benchmarks/engine.py's greedy figure): threshold
 5, limit 100, caller-only Assaf +30, subtract 50 at multiples of 50, jokers in sets, run ends
 or a set's any card picked up, the caller starts. ``--games`` is per rung, rounded up to whole
 deals. Every rung of a run uses the same seed, so the rungs of one rule set share their deals.
+``--journal-dir`` keeps each rung's games in a journal of its own there (the arena's
+``--journal``): the same command run again after a stop plays only the games not yet played.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from engine import LIKE_FOR_LIKE
 
 from yaniv.arena import run_arena
 from yaniv.bots.base import bot_names
+from yaniv.errors import YanivError
 from yaniv.rules import PRESETS, RuleSet
 
 #: The issue's house rule set, by the name ``--rules`` knows it by.
@@ -87,10 +91,15 @@ def rung(
     seed: int,
     jobs: int,
     think_ms: float | None,
+    journal_dir: Path | None = None,
 ) -> dict[str, Any]:
     """One rung: ``upper`` in one seat, ``lower`` in the others, over ``games`` games rounded up
-    to whole deals, under ``rules`` (named ``label`` in the progress lines)."""
+    to whole deals, under ``rules`` (named ``label`` in the progress lines). With
+    ``journal_dir``, its games are journaled there (read back where a run before played them)."""
     games = -(-games // players) * players
+    journal = None
+    if journal_dir is not None:
+        journal = journal_dir / f"{label}-{players}p-{upper}-over-{lower}-seed{seed}.jsonl"
     t0 = time.perf_counter()
     progress = Progress(f"{label}, {players} players, {upper} > {lower}", games)
     report = run_arena(
@@ -102,6 +111,7 @@ def rung(
         jobs=jobs,
         think_ms=think_ms,
         on_game=progress,
+        journal=journal,
     )
     top = report["bots"][0]
     lo, hi = top["ci95"]
@@ -142,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--think-ms", type=float, default=None, help="the master's budget")
+    parser.add_argument(
+        "--journal-dir", type=Path, default=None, help="journal each rung's games here"
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     args = parser.parse_args(argv)
     levels = args.levels.split(",")
@@ -158,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--players: numbers such as 2,4 (got {args.players!r})")
     if args.games < 1:
         parser.error("--games: at least 1")
+    if args.journal_dir is not None and not args.journal_dir.is_dir():
+        parser.error(f"--journal-dir: {args.journal_dir} is not a directory")
     print(
         "| rules | players | rung | games | upper's win rate | 95 % interval | holds "
         "| upper's decision ms, p50 / p99 | capped |"
@@ -168,9 +183,22 @@ def main(argv: list[str] | None = None) -> int:
         rules = rule_set(name)
         for n in players:
             for lower, upper in zip(levels, levels[1:], strict=False):
-                r = rung(
-                    upper, lower, name, rules, n, args.games, args.seed, args.jobs, args.think_ms
-                )
+                try:
+                    r = rung(
+                        upper,
+                        lower,
+                        name,
+                        rules,
+                        n,
+                        args.games,
+                        args.seed,
+                        args.jobs,
+                        args.think_ms,
+                        args.journal_dir,
+                    )
+                except YanivError as exc:  # a journal of another run, say
+                    print(f"error: {exc}", file=sys.stderr)
+                    return 2
                 results.setdefault(name, []).append(r)
                 print(row(name, r), flush=True)
     held = sum(r["holds"] for rs in results.values() for r in rs)

@@ -44,3 +44,36 @@ def test_progress_counts_a_win_of_the_upper_level_in_any_seat() -> None:
     shown = out.getvalue()
     assert "x: 4/4 games, upper won 2 (50.0%)" in shown
     assert shown.count("\n") == 4
+
+
+def test_a_ladder_run_again_with_its_journals_plays_no_game_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--levels", "random,easy,medium", "--rules", "quick", "--players", "2"]
+    argv += ["--games", "4", "--jobs", "1", "--json", "--journal-dir", str(tmp_path)]
+    assert ladder.main(argv) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[-1])["rungs"]["quick"]
+    books = sorted(p.name for p in tmp_path.iterdir())
+    assert books == [
+        "quick-2p-easy-over-random-seed1.jsonl",
+        "quick-2p-medium-over-easy-seed1.jsonl",
+    ]
+    assert ladder.main(argv) == 0
+    out, err = capsys.readouterr()
+    again = json.loads(out.splitlines()[-1])["rungs"]["quick"]
+    assert [r["win_rate"] for r in again] == [r["win_rate"] for r in first]
+    for book in tmp_path.iterdir():  # nothing appended: every game was read back
+        assert len(book.read_text().splitlines()) == 1 + 4
+
+    assert ladder.main([*argv, "--think-ms", "5"]) == 2  # another run's journals: refused
+    assert "of another run (think_ms: null in the journal, 5.0 in this run)" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_journal_dir_that_is_not_a_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        ladder.main(["--journal-dir", str(tmp_path / "nowhere")])
+    assert "--journal-dir" in capsys.readouterr().err
