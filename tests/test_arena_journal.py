@@ -210,3 +210,35 @@ def test_games_played_by_worker_processes_are_journaled_as_they_come(tmp_path: P
     assert sorted(indices) == list(range(6))
     assert report["journal_games"] == 0
     assert _same_play(report) == _same_play(run_arena(BOTS, 2, 6, RULES, seed=2))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["notes on the run", '{\n  "rules": {}\n}\n', '{"journal": "yaniv arena journal 1"'],
+)
+def test_another_programs_file_is_refused_and_never_cut(tmp_path: Path, text: str) -> None:
+    book = tmp_path / "notes.txt"
+    book.write_text(text)
+    with pytest.raises(YanivError, match="is not an arena journal"):
+        run_arena(BOTS, 2, 2, RULES, seed=1, runner=Counting(stop_after=0), journal=book)
+    assert book.read_text() == text
+
+
+def test_a_header_cut_short_is_written_again(tmp_path: Path) -> None:
+    book = tmp_path / "games.jsonl"
+    run_arena(BOTS, 2, 2, RULES, seed=1, journal=book)
+    header = book.read_text().splitlines()[0]
+    book.write_text(header[:30])  # killed while writing its first line
+    again = Counting()
+    run_arena(BOTS, 2, 2, RULES, seed=1, runner=again, journal=book)
+    assert again.played == [0, 1]
+    assert book.read_text().splitlines()[0] == header
+
+
+def test_cli_refuses_one_file_for_the_report_and_the_journal(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    result = CliRunner().invoke(
+        app, ["arena", "--games", "2", "--json", str(path), "--journal", str(path)]
+    )
+    assert result.exit_code == 2
+    assert "a file of its own" in result.output and not path.exists()

@@ -471,6 +471,11 @@ def arena_command(  # noqa: B008
         check_output_path(json_path, "--json")
     if journal is not None:
         check_output_path(journal, "--journal")
+        if json_path is not None and json_path.resolve() == journal.resolve():
+            raise typer.BadParameter(
+                f"{journal} is also the --json report: give the journal a file of its own",
+                param_hint="--journal",
+            )
     if plot is not None:
         check_plot_path(plot)
     rule_set = _rules_from(rules, option)

@@ -101,6 +101,11 @@ def _game_fault(game: Any, lineup: list[str]) -> str | None:
     return None
 
 
+def _text(item: Mapping[str, Any]) -> str:
+    """A line of the journal, less its newline."""
+    return json.dumps(item, separators=(",", ":"))
+
+
 class Journal:
     """A run's journal at ``path``: the games already in it (``done``, by game number, those
     below ``games``), and ``write`` to add a finished one. ``header`` names the run; a journal
@@ -129,8 +134,13 @@ class Journal:
             try:
                 item = json.loads(raw)
             except (ValueError, RecursionError):
-                if last:  # cut short while being written: that game is played again
+                # Cut short while being written: that game is played again. Never another
+                # program's file, given by mistake: it is refused, not cut.
+                ours = _text(self.header).encode()
+                if last and (no > 1 or ours.startswith(raw)):
                     break
+                if no == 1:
+                    self._check_header(None)
                 raise YanivError(f"journal {path}, line {no}: not JSON") from None
             if no == 1:
                 self._check_header(item)
@@ -178,7 +188,7 @@ class Journal:
             self.kept += 1
 
     def _line(self, item: Mapping[str, Any]) -> None:
-        self._file.write(json.dumps(item, separators=(",", ":")) + "\n")
+        self._file.write(_text(item) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
 
