@@ -169,7 +169,7 @@ def cap_check(
         "mean_moves": round(statistics.fmean(moves), 1) if moves else 0.0,
         "max_moves": max(moves, default=0),
         "longest_game": longest,
-        "cpu_s": round(cpu, 1),
+        "cpu_s": round(cpu, 3),  # a short run (a test's few games) is not rounded to 0
         "wall_s": round(time.perf_counter() - t0, 1),
     }
 
