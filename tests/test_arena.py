@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from yaniv.arena import (
@@ -26,7 +27,7 @@ from yaniv.arena import (
     run_arena,
     wilson,
 )
-from yaniv.arena_cli import bot_specs, short_name
+from yaniv.arena_cli import bot_specs, print_report, short_name
 from yaniv.bots import BOTS
 from yaniv.cli import app
 from yaniv.errors import YanivError
@@ -557,3 +558,19 @@ def test_plot_without_matplotlib_names_the_extra_before_any_game(
     assert "Traceback" not in result.output
     assert not marker.exists()  # refused before a single game was played
     assert not (tmp_path / "r.png").exists()
+
+
+def test_the_table_shows_each_entrants_interval_over_deals_beside_wilsons() -> None:
+    report = run_arena(["medium", "easy"], 2, 16, RuleSet(), seed=3)
+    report["bots"][1]["ci95_deals"] = None  # as from a single deal: shown as a dash
+    console = Console(record=True, width=140)
+    print_report(report, console)
+    lines = console.export_text().splitlines()
+    assert any("95% CI deals" in line for line in lines)
+    medium = next(line for line in lines if "│ medium" in line)
+    easy = next(line for line in lines if "│ easy" in line)
+    lo, hi = report["bots"][0]["ci95_deals"]
+    wilson_lo, wilson_hi = report["bots"][0]["ci95"]
+    cells = [c.strip() for c in medium.split("│")]
+    assert cells[5:7] == [f"{wilson_lo:.0%}-{wilson_hi:.0%}", f"{lo:.0%}-{hi:.0%}"]
+    assert [c.strip() for c in easy.split("│")][6] == "-"

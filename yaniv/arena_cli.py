@@ -114,6 +114,7 @@ def print_report(report: dict[str, Any], console: Any) -> None:
         "wins",
         "win rate",
         "95% CI",
+        "95% CI deals",
         "rating",
         "pts/round",
         "calls",
@@ -127,11 +128,13 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     rows = []
     for b in report["bots"]:
         lo, hi = b["ci95"]
+        by_deals = b.get("ci95_deals")  # null from one deal, or deals that went alike
         row = [
             str(b["games"]),
             str(b["wins"]),
             f"{b['win_rate']:.1%}",
             f"{lo:.0%}-{hi:.0%}",
+            f"{by_deals[0]:.0%}-{by_deals[1]:.0%}" if by_deals else "-",
             f"{b['rating']['ordinal']:.1f}",
             f"{b['mean_round_points']:.2f}",
             str(b["yaniv_calls"]),
