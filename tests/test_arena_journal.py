@@ -170,6 +170,8 @@ def _set(lines: list[str], no: int, key: str, value: Any) -> None:
         (lambda lines: _set(lines, 2, "times", [["x"], []]), "(times)"),
         (lambda lines: _set(lines, 2, "capped", 0), "(capped)"),
         (lambda lines: lines.__setitem__(3, lines[2]), "line 4: game 1 is in it twice"),
+        (lambda lines: lines.__setitem__(2, ""), "line 3: a blank line"),
+        (lambda lines: lines.insert(0, ""), "not an arena journal"),
         (lambda lines: lines.__setitem__(0, '{"journal": "other"}'), "not an arena journal"),
     ],
 )
@@ -222,6 +224,14 @@ def test_another_programs_file_is_refused_and_never_cut(tmp_path: Path, text: st
     with pytest.raises(YanivError, match="is not an arena journal"):
         run_arena(BOTS, 2, 2, RULES, seed=1, runner=Counting(stop_after=0), journal=book)
     assert book.read_text() == text
+
+
+def test_a_file_of_blanks_is_taken_as_a_new_journal(tmp_path: Path) -> None:
+    book = tmp_path / "games.jsonl"
+    book.write_text("\n \n")
+    run_arena(BOTS, 2, 2, RULES, seed=1, journal=book)
+    lines = book.read_text().splitlines()
+    assert json.loads(lines[0])["journal"] == FORMAT and len(lines) == 1 + 2
 
 
 def test_a_header_cut_short_is_written_again(tmp_path: Path) -> None:

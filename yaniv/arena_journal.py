@@ -124,13 +124,15 @@ class Journal:
             data = path.read_bytes() if path.exists() else b""
         except OSError as exc:
             raise YanivError(f"cannot read the journal {path}: {exc.strerror}") from None
-        lines = data.split(b"\n")
+        lines = data.split(b"\n") if data.strip() else []  # a new file, or only blanks
         for no, raw in enumerate(lines, 1):
             last = no == len(lines)
             if not raw.strip():
-                if not last:
-                    keep += len(raw) + 1
-                continue
+                if last:  # after the last newline
+                    continue
+                if no == 1:
+                    self._check_header(None)
+                raise YanivError(f"journal {path}, line {no}: a blank line")
             try:
                 item = json.loads(raw)
             except (ValueError, RecursionError):
