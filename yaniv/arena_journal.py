@@ -117,7 +117,6 @@ class Journal:
         self.header = json.loads(json.dumps({"journal": FORMAT, **header}))
         self.done: dict[int, dict[str, Any]] = {}
         self._seen: set[int] = set()
-        self.kept = 0  # games in the file past this run's count (a longer run's)
         lineup = list(header["lineup"])
         keep = 0  # the bytes of whole, good lines: the rest (a line cut short) is dropped
         try:
@@ -184,10 +183,8 @@ class Journal:
         if index in self._seen:
             raise YanivError(f"{where}: game {index} is in it twice")
         self._seen.add(index)
-        if index < games:
+        if index < games:  # a longer run's games past it stay in the file
             self.done[index] = item
-        else:
-            self.kept += 1
 
     def _line(self, item: Mapping[str, Any]) -> None:
         self._file.write(_text(item) + "\n")
