@@ -63,6 +63,19 @@ def garbage(view):
 
 
 NOT_A_POLICY = 7
+
+
+class Searching:
+    """A searching bot of one's own: the master's class, given the run's budget."""
+
+    def __init__(self, seed=None, think_ms=250.0):
+        from yaniv.bots.master_bot import MasterBot
+
+        self.think_ms = think_ms
+        self.bot = MasterBot(seed, think_ms=think_ms)
+
+    def choose(self, view):
+        return self.bot.choose(view)
 '''
 
 
@@ -193,3 +206,15 @@ def test_a_policy_in_process_plays_as_the_same_policy_through_a_program(
         assert report["errors"] == []
         runs.append([{k: b[k] for k in keys} for b in report["bots"]])
     assert runs[0] == runs[1]
+
+
+def test_a_class_that_takes_a_budget_is_given_the_runs_think_ms(policies: str) -> None:
+    spec = f"{policies}:Searching"
+    assert make_bot(spec, 1, 10.0, think_ms=20.0).think_ms == 20.0
+    assert make_bot(spec, 1, 10.0).think_ms == 250.0  # no budget given: its own
+    mine = arena.run_arena([spec, "expert"], 2, 1, RuleSet(), seed=3, think_ms=20.0)
+    level = arena.run_arena(["master", "expert"], 2, 1, RuleSet(), seed=3, think_ms=20.0)
+    games = [
+        [(g["scores"], g["moves"], g["rounds"]) for g in r["game_results"]] for r in (mine, level)
+    ]
+    assert games[0] == games[1]  # the master's very game: the same budget, the same seed

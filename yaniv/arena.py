@@ -122,16 +122,21 @@ class _FunctionPolicy:
         self.choose = function
 
 
-def _seated(policy: Any, seed: int) -> Any:
-    """A bot from a policy: a class built (with ``seed=`` where it takes one), a function
-    wrapped, an object with ``choose`` as it is."""
+def _seated(policy: Any, seed: int, think_ms: float | None = None) -> Any:
+    """A bot from a policy: a class built (with ``seed=`` where it takes one, and the run's
+    ``think_ms=`` where it takes one and the run gives one: a searching bot of one's own, say a
+    master's variant, gets ``--think-ms`` as the levels do), a function wrapped, an object with
+    ``choose`` as it is."""
     if isinstance(policy, type):
         try:
-            takes_seed = "seed" in inspect.signature(policy).parameters
+            params = set(inspect.signature(policy).parameters)
         except (TypeError, ValueError):
-            takes_seed = False
+            params = set()
+        kwargs: dict[str, Any] = {"seed": seed} if "seed" in params else {}
+        if think_ms is not None and "think_ms" in params:
+            kwargs["think_ms"] = think_ms
         try:
-            return policy(seed=seed) if takes_seed else policy()
+            return policy(**kwargs)
         except Exception as exc:  # someone else's constructor
             raise YanivError(f"building {policy.__name__} failed: {exc}") from None
     if callable(getattr(policy, "choose", None)):
@@ -146,14 +151,14 @@ def make_bot(
     startup_limit: float = STARTUP_LIMIT,
     think_ms: float | None = None,
 ) -> Any:
-    """A bot from its spec: a level name (a searching one given ``think_ms``), ``cmd:COMMAND``
-    or ``module:Name``."""
+    """A bot from its spec: a level name or a ``module:Name`` class (a searching one given
+    ``think_ms``), or ``cmd:COMMAND``."""
     if spec.startswith("cmd:"):
         return CmdBot(spec[4:], time_limit, startup_limit=startup_limit)
     if spec in _OBJECTS:
-        return _seated(_OBJECTS[spec], seed)
+        return _seated(_OBJECTS[spec], seed, think_ms)
     if ":" in spec:
-        return _seated(load_policy(spec), seed)
+        return _seated(load_policy(spec), seed, think_ms)
     from .bots import get_bot
 
     return get_bot(spec, seed, think_ms=think_ms)
