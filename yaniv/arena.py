@@ -31,7 +31,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -535,17 +535,10 @@ def run_local(
 
 
 def _journal_header(task: GameTask) -> dict[str, Any]:
-    """What names a run in its journal: all that decides its games' play but their number."""
-    return {
-        "lineup": list(task.lineup),
-        "rules": task.rules.to_dict(),
-        "seed": task.seed,
-        "calibration": task.calibration,
-        "time_limit": task.time_limit,
-        "max_moves": task.max_moves,
-        "startup_limit": task.startup_limit,
-        "think_ms": task.think_ms,
-    }
+    """What names a run in its journal: every field of its games' tasks but their number."""
+    header = {f.name: getattr(task, f.name) for f in fields(task) if f.name != "index"}
+    header["rules"] = task.rules.to_dict()
+    return header
 
 
 # ----------------------------------------------------------------- statistics

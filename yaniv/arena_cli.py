@@ -283,10 +283,9 @@ class ProgressLines:
     time spent and the time left at the pace since the last line (games read back from a
     journal come at once). The part of Rich's ``Progress`` the arena uses."""
 
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.done = 0
-        self.every = max(1, total // 20)
+    def __init__(self) -> None:
+        self.total = self.done = 0
+        self.every = 1
         self.start = self.last_time = time.monotonic()
         self.last_done = 0
 
@@ -496,7 +495,7 @@ def arena_command(  # noqa: B008
                 transient=False,
             )
             if console.is_terminal
-            else ProgressLines(games)
+            else ProgressLines()
         ) as progress:
             bar = progress.add_task("games", total=games)
             report = run_arena(
