@@ -1,14 +1,16 @@
 """Quick match (yaniv/server/quickmatch.py): the queue in the database, seated through the
 Hub's public calls, on SQLite (and PostgreSQL where one is given: there also two stores, as two
-processes would be, claiming from one queue at once)."""
+processes would be, claiming from one queue at once).
+
+The queue's waits are timed by a clock the tests move (``clock``), never by sleeping: a slow
+machine would otherwise see a wait run out between two requests."""
 
 from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +34,33 @@ def client(url: str, **timing: float) -> TestClient:
     return c
 
 
+class Clock:
+    """The queue's time (``quickmatch._now``), standing still until a test moves it."""
+
+    def __init__(self) -> None:
+        self.at = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    stopped = Clock()
+    monkeypatch.setattr(quickmatch, "_now", stopped)
+    return stopped
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'yaniv.sqlite3'}"
 
 
 @pytest.fixture
-def app(sqlite_url: str) -> Iterator[TestClient]:
+def app(sqlite_url: str, clock: Clock) -> Iterator[TestClient]:
     with client(sqlite_url, pair_wait=0.4, alone_wait=0.6, grace=30) as c:
         yield c
 
@@ -89,14 +111,16 @@ def test_bad_requests_are_refused_in_words(app: TestClient) -> None:
     assert r.status_code == 409 and "after 0.6 s alone" in r.json()["error"]
 
 
-def test_two_people_are_seated_together_after_the_pair_wait(app: TestClient) -> None:
+def test_two_people_are_seated_together_after_the_pair_wait(app: TestClient, clock: Clock) -> None:
     ann, ben = new_key(), new_key()
     first = wait_for(app, "Ann", ann)
     assert first["status"] == "waiting" and first["waiting"] == 1 and not first["offer_bots"]
+    clock.advance(0.1)  # Ann came first: she has the first seat
     second = wait_for(app, "Ben", ben)
     assert second["status"] == "waiting" and second["waiting"] == 2  # not yet: the pair waits
-    assert poll(app, first["ticket"])["status"] == "waiting"
-    time.sleep(0.5)
+    clock.advance(0.3)
+    assert poll(app, first["ticket"])["status"] == "waiting"  # Ben has waited 0.3 s of 0.4
+    clock.advance(0.1)
     a = poll(app, first["ticket"])
     b = poll(app, second["ticket"])
     assert a["status"] == b["status"] == "seated"
@@ -149,10 +173,13 @@ def test_one_queue_at_a_time_and_leaving(app: TestClient) -> None:
     )
 
 
-def test_alone_one_is_offered_computer_players(app: TestClient) -> None:
+def test_alone_one_is_offered_computer_players(app: TestClient, clock: Clock) -> None:
     ticket = wait_for(app, "Ann", new_key())["ticket"]
+    clock.advance(0.5)
     assert poll(app, ticket)["offer_bots"] is False
-    time.sleep(0.7)
+    r = app.post(f"/api/quickmatch/{ticket}/bots", json={})
+    assert r.status_code == 409 and "after 0.6 s alone" in r.json()["error"]
+    clock.advance(0.1)
     assert poll(app, ticket)["offer_bots"] is True
     seated = app.post(f"/api/quickmatch/{ticket}/bots", json={"level": "easy"}).json()
     assert seated["status"] == "seated" and seated["bots"] == 3 and seated["seat"] == 0
@@ -163,9 +190,9 @@ def test_alone_one_is_offered_computer_players(app: TestClient) -> None:
     assert r.status_code == 409 and "not waiting" in r.json()["error"]
 
 
-def test_not_alone_means_no_computer_players(app: TestClient) -> None:
+def test_not_alone_means_no_computer_players(app: TestClient, clock: Clock) -> None:
     first = wait_for(app, "Ann", new_key())["ticket"]
-    time.sleep(0.7)
+    clock.advance(0.7)
     app.post("/api/quickmatch", json={"name": "Ben", "player_key": new_key(), "preset": "quick"})
     wait_for(app, "Cy", new_key(), preset="hebrew")
     assert poll(app, first)["offer_bots"] is True  # the others wait in other queues
@@ -175,10 +202,10 @@ def test_not_alone_means_no_computer_players(app: TestClient) -> None:
     assert r.status_code == 409 and "someone else is waiting" in r.json()["error"]
 
 
-def test_a_ticket_not_polled_leaves_the_queue(sqlite_url: str) -> None:
+def test_a_ticket_not_polled_leaves_the_queue(sqlite_url: str, clock: Clock) -> None:
     with client(sqlite_url, pair_wait=0.0, grace=0.5) as app:
         gone = wait_for(app, "Ann", new_key())
-        time.sleep(0.7)
+        clock.advance(0.7)
         other = wait_for(app, "Ben", new_key())
         assert other["status"] == "waiting" and other["waiting"] == 1  # Ann is not counted
         assert poll(app, gone["ticket"])["status"] == "left"
@@ -237,7 +264,7 @@ def test_the_timing_from_the_environment_is_checked() -> None:
         quickmatch.settings_from("grace=soon")
 
 
-def test_a_claim_never_finished_goes_back_and_is_seated(sqlite_url: str) -> None:
+def test_a_claim_never_finished_goes_back_and_is_seated(sqlite_url: str, clock: Clock) -> None:
     """A process that claimed two people and died before seating them: after ``stuck``
     seconds the next poll takes them back and seats them."""
     with client(sqlite_url, pair_wait=0.0, stuck=0.4) as app:
@@ -251,8 +278,9 @@ def test_a_claim_never_finished_goes_back_and_is_seated(sqlite_url: str) -> None
         ]
         claimed = quickmatch.claim(store, "standard", now, quick)
         assert sorted(w.id for w in claimed) == sorted(tickets)  # and then the claimer died
+        clock.advance(0.3)
         assert poll(app, tickets[0])["status"] == "seating"
-        time.sleep(0.5)
+        clock.advance(0.2)
         seated = [poll(app, t) for t in tickets]
         assert [s["status"] for s in seated] == ["seated", "seated"]
         assert seated[0]["room"] == seated[1]["room"]
