@@ -95,12 +95,20 @@ def test_the_command_line_seats_classes_and_functions(policies: str, tmp_path: P
         app,
         [
             "arena",
-            "--bot", f"{policies}:Greedy",
-            "--bot", f"{policies}:Unseeded",
-            "--bot", f"{policies}:last_move",
-            "--players", "3", "--games", "6", "--json", str(out),
+            "--bot",
+            f"{policies}:Greedy",
+            "--bot",
+            f"{policies}:Unseeded",
+            "--bot",
+            f"{policies}:last_move",
+            "--players",
+            "3",
+            "--games",
+            "6",
+            "--json",
+            str(out),
         ],
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["errors"] == [] and report["capped"] == 0
@@ -177,6 +185,89 @@ def test_compare_finds_the_stronger_policy_on_the_same_deals() -> None:
     forked = compare(EasyBot, "random", against=["random"], games=40, seed=3, jobs=2)
     assert (forked.difference, forked.ci95, forked.changed) == (c.difference, c.ci95, c.changed)
     assert (forked.a.wins, forked.b.wins) == (c.a.wins, c.b.wins)
+
+
+class _Refuses:
+    """A policy that must not be asked: every game it would play is in the journal."""
+
+    def choose(self, view: object) -> object:
+        raise AssertionError("a game in the journal was played again")
+
+
+def test_evaluate_journals_an_object_under_its_name(tmp_path: Path) -> None:
+    journal = tmp_path / "medium.jsonl"
+    first = evaluate(
+        MediumBot, against=["easy"], games=6, seed=2, journal=journal, name="medium-copy"
+    )
+    assert not arena._OBJECTS
+    header = json.loads(journal.read_text().splitlines()[0])
+    assert header["lineup"] == ["medium-copy", "easy"]
+    # run again: every game is read back, none played (the policy would fail if asked)
+    again = evaluate(
+        _Refuses(), against=["easy"], games=6, seed=2, journal=journal, name="medium-copy"
+    )
+    assert again.errors == []  # the arena would count a raise as the policy's error
+    assert (again.wins, again.games, again.report["journal_games"]) == (first.wins, 6, 6)
+    played = ("wins", "rounds", "mean_round_points", "yaniv_calls")
+    assert [first.report["bots"][0][k] for k in played] == [
+        again.report["bots"][0][k] for k in played
+    ]
+    # a longer run plays the games past the journal's only, the same as an unbroken run
+    longer = evaluate(
+        MediumBot, against=["easy"], games=8, seed=2, journal=journal, name="medium-copy"
+    )
+    unbroken = evaluate(MediumBot, against=["easy"], games=8, seed=2)
+    assert longer.report["journal_games"] == 6 and longer.wins == unbroken.wins
+    # another name is another policy: its games are not these
+    with pytest.raises(YanivError, match="of another run"):
+        evaluate(MediumBot, against=["easy"], games=6, seed=2, journal=journal, name="other")
+    assert len(journal.read_text().splitlines()) == 9  # the header and 8 games, unchanged
+    assert not arena._OBJECTS
+
+
+def test_a_journal_of_an_object_needs_a_name_and_a_name_is_a_word_not_taken(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "j.jsonl"
+    with pytest.raises(YanivError, match=r"needs its name \(name=...\)"):
+        evaluate(MediumBot, against=["easy"], games=2, journal=journal)
+    with pytest.raises(YanivError, match="'master' is taken"):
+        evaluate(MediumBot, against=["easy"], games=2, name="master")
+    with pytest.raises(YanivError, match="a word of up to 100"):
+        evaluate(MediumBot, against=["easy"], games=2, name="two words")
+    with pytest.raises(YanivError, match="names a policy object, not a spec"):
+        evaluate("medium", against=["easy"], games=2, name="medium-copy")
+    assert not journal.exists() and not arena._OBJECTS
+    # a spec is its own name: it journals without one
+    e = evaluate("medium", against=["easy"], games=2, seed=3, journal=journal)
+    assert e.report["bots"][0]["name"] == "medium" and journal.exists()
+
+
+def test_compare_with_journals_reads_both_policies_games_back(tmp_path: Path) -> None:
+    journals = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    c = compare(
+        EasyBot,
+        "random",
+        against=["random"],
+        games=12,
+        seed=3,
+        journals=journals,
+        names=("easy-copy", None),
+    )
+    again = compare(
+        _Refuses(),
+        "random",
+        against=["random"],
+        games=12,
+        seed=3,
+        journals=journals,
+        names=("easy-copy", None),
+    )
+    assert (again.difference, again.ci95, again.changed) == (c.difference, c.ci95, c.changed)
+    assert again.a.errors == [] and again.a.report["journal_games"] == 12
+    assert again.b.report["journal_games"] == 12
+    with pytest.raises(YanivError, match="journals are one file"):
+        compare(EasyBot, "random", journals=(journals[0], journals[0]), names=("e", None))
 
 
 PROGRAM = """

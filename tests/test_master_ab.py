@@ -93,3 +93,60 @@ def test_the_shipped_table_copied_changes_no_game(
     out = capsys.readouterr().out
     assert "variant - master: +0.0%" in out and " 0 games changed" in out
     assert f"tables {table} / shipped" in out
+
+
+def test_a_variant_is_named_by_its_options_and_its_tables_contents(tmp_path: Path) -> None:
+    options = master_ab.parse_sets(["z=1.5", "judged_calls=false", "sure=0.1,0.9"])
+    name = master_ab.variant_name("variant", options, None)
+    assert name == "variant-judged_calls=false-sure=0.1,0.9-z=1.5"
+    assert master_ab.variant_name("base", {}, None) == "base"
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps(U._file(None)))
+    with_table = master_ab.variant_name("base", {}, table)
+    assert with_table.startswith("base-table=") and with_table != "base"
+    table.write_text(json.dumps(U._file(None)) + " ")  # other contents, another name
+    assert master_ab.variant_name("base", {}, table) != with_table
+    many = {f"option{i}": i for i in range(20)}
+    long = master_ab.variant_name("variant", many, None)
+    assert long.startswith("variant-") and len(long) == len("variant-") + 16
+
+
+def test_a_run_with_a_journal_dir_again_plays_no_game_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--set", "z=1", "--games", "4", "--think-ms", "2", "--seed", "6"]
+    argv += ["--journal-dir", str(tmp_path)]
+    master_ab.main(argv)
+    first = capsys.readouterr().out
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [
+        "base-2p-vs-expert-standard-seed6.jsonl",
+        "variant-z=1.0-2p-vs-expert-standard-seed6.jsonl",  # z by its value,
+    ]
+
+    asked: list[PlayerView] = []
+
+    def refuse(self: object, view: PlayerView) -> Move:
+        asked.append(view)
+        raise AssertionError("a journaled game was played again")
+
+    monkeypatch.setattr(master_ab.MasterBot, "choose", refuse)
+    master_ab.main(argv)
+    again = capsys.readouterr().out
+    assert asked == []
+    strip = [line.rpartition("; load")[0] or line for line in first.splitlines()]
+    assert strip == [line.rpartition("; load")[0] or line for line in again.splitlines()]
+    # another budget is another run: refused in words, before any game
+    with pytest.raises(SystemExit) as caught:
+        master_ab.main([*argv, "--think-ms", "3"])
+    assert "of another run (think_ms: 2.0 in the journal, 3.0 in this run)" in str(
+        caught.value.code
+    )
+
+
+def test_a_journal_dir_that_is_not_a_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        master_ab.main(["--journal-dir", str(tmp_path / "nowhere")])
+    assert "--journal-dir" in capsys.readouterr().err

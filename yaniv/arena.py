@@ -92,6 +92,9 @@ _POLICY_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 #: Policy objects given to ``evaluate``, by the spec that seats them (a forked worker has them
 #: too; they never travel to another machine).
 _OBJECTS: dict[str, Any] = {}
+#: A name given to a policy object (``evaluate``'s ``name``): a word, with ``=,.+-`` for its
+#: options, e.g. ``master-z=1.5``.
+_POLICY_NAME = re.compile(r"[A-Za-z_][\w=,.+-]{0,99}")
 
 
 def load_policy(spec: str) -> Any:
@@ -901,6 +904,8 @@ def evaluate(
     jobs: int = 1,
     max_moves: int = MAX_MOVES,
     think_ms: float | None = None,
+    journal: Path | None = None,
+    name: str | None = None,
 ) -> Evaluation:
     """Play ``policy`` against bots (``against``: specs, the last filling the other seats) in
     ``games`` duplicate-deal games, and measure it.
@@ -911,29 +916,47 @@ def evaluate(
     loaded once. A move may be a ``Move`` or its text. ``think_ms`` is the budget of the
     searching levels named in ``against``.
 
+    ``name`` names an object in the report (else its class or function name and its address).
+    ``journal`` keeps the games in a file as ``run_arena``'s does; an object needs a ``name``
+    for it, which the journal's first line records: the games read back from a journal are
+    taken to be this policy's, so give another version of the policy another name.
+
     >>> from yaniv.bots.random_bot import RandomBot
     >>> e = evaluate(RandomBot, against=["random"], games=4, seed=2)
     >>> e.games, 0.0 <= e.win_rate <= 1.0
     (4, True)
     """
     evaluation, _ = _measured(
-        policy, against, games, players, seed, rules, jobs, max_moves, think_ms
+        policy, against, games, players, seed, rules, jobs, max_moves, think_ms, journal, name
     )
     return evaluation
 
 
-def _policy_spec(policy: Any) -> tuple[str, bool]:
-    """A spec for ``policy`` (registered in ``_OBJECTS`` unless it is a spec already), and
-    whether it was registered."""
+def _policy_spec(policy: Any, name: str | None = None) -> tuple[str, bool]:
+    """A spec for ``policy`` (registered in ``_OBJECTS`` unless it is a spec already, as
+    ``name`` where one is given), and whether it was registered."""
     if isinstance(policy, str):
+        if name is not None:
+            raise YanivError(f"evaluate: name={name!r} names a policy object, not a spec")
         return policy, False
     if not callable(getattr(policy, "choose", None)) and not callable(policy):
         raise YanivError(
             f"evaluate: {policy!r:.60} is not a policy (an object with choose(view), "
             "a class of them, or a function of a view)"
         )
-    name = getattr(policy, "__name__", None) or type(policy).__name__
-    spec = f"{name}@{id(policy):x}"
+    if name is None:
+        spec = f"{getattr(policy, '__name__', None) or type(policy).__name__}@{id(policy):x}"
+    else:
+        from .bots.base import BOTS
+
+        if not isinstance(name, str) or not _POLICY_NAME.fullmatch(name):
+            raise YanivError(
+                f"evaluate: name={name!r:.60}: a policy's name is a word of up to 100 letters, "
+                "digits and _=,.+- (no spaces, not starting with a digit)"
+            )
+        if name in BOTS or name in _OBJECTS:
+            raise YanivError(f"evaluate: name={name!r} is taken (a bot level, or in use)")
+        spec = name
     _OBJECTS[spec] = policy
     return spec, True
 
@@ -948,11 +971,18 @@ def _measured(
     jobs: int,
     max_moves: int,
     think_ms: float | None,
+    journal: Path | None = None,
+    name: str | None = None,
 ) -> tuple[Evaluation, list[dict[str, Any]]]:
     """``evaluate``'s measure, with every game's summary in the order of the games."""
     if not against:
         raise YanivError("evaluate: name at least one bot to play against")
-    spec, registered = _policy_spec(policy)
+    if journal is not None and name is None and not isinstance(policy, str):
+        raise YanivError(
+            "evaluate: a journal of a policy object needs its name (name=...), one that stays "
+            "the same from run to run, so that a later run knows the games for its own"
+        )
+    spec, registered = _policy_spec(policy, name)
     results: list[dict[str, Any]] = []
     try:
         report = run_arena(
@@ -965,6 +995,7 @@ def _measured(
             max_moves=max_moves,
             on_game=results.append,
             think_ms=think_ms,
+            journal=journal,
         )
     finally:
         if registered:
@@ -1011,19 +1042,26 @@ def compare(
     jobs: int = 1,
     max_moves: int = MAX_MOVES,
     think_ms: float | None = None,
+    journals: tuple[Path | None, Path | None] | None = None,
+    names: tuple[str | None, str | None] | None = None,
 ) -> Comparison:
     """Measure policies ``a`` and ``b`` (as ``evaluate`` takes them) in the same seat against
     the same bots on the same deals and bots' seeds, so that only the policy differs: an A/B
     test of two versions of a bot. Two identical policies give identical games, a difference
-    of exactly 0.
+    of exactly 0. ``names`` and ``journals`` are ``evaluate``'s ``name`` and ``journal``, for
+    ``a`` and ``b`` in that order (two files; None where one has none).
 
     >>> from yaniv.bots.random_bot import RandomBot
     >>> c = compare(RandomBot, RandomBot, against=["random"], games=4, seed=2)
     >>> c.difference, c.changed
     (0.0, 0)
     """
-    ea, ra = _measured(a, against, games, players, seed, rules, jobs, max_moves, think_ms)
-    eb, rb = _measured(b, against, games, players, seed, rules, jobs, max_moves, think_ms)
+    ja, jb = journals if journals is not None else (None, None)
+    na, nb = names if names is not None else (None, None)
+    if ja is not None and jb is not None and Path(ja).resolve() == Path(jb).resolve():
+        raise YanivError(f"compare: the two policies' journals are one file ({ja})")
+    ea, ra = _measured(a, against, games, players, seed, rules, jobs, max_moves, think_ms, ja, na)
+    eb, rb = _measured(b, against, games, players, seed, rules, jobs, max_moves, think_ms, jb, nb)
     per_deal: dict[int, float] = {}
     changed = 0
     for x, y in zip(ra, rb, strict=True):
