@@ -18,6 +18,7 @@ import master_ab  # noqa: E402
 from yaniv import Game, RuleSet  # noqa: E402
 from yaniv.bots import utility as U  # noqa: E402
 from yaniv.bots.expert_bot import ExpertBot  # noqa: E402
+from yaniv.bots.master_bot import MasterBot  # noqa: E402
 from yaniv.moves import Move  # noqa: E402
 from yaniv.view import PlayerView  # noqa: E402
 
@@ -130,7 +131,7 @@ def test_a_run_with_a_journal_dir_again_plays_no_game_twice(
         asked.append(view)
         raise AssertionError("a journaled game was played again")
 
-    monkeypatch.setattr(master_ab.MasterBot, "choose", refuse)
+    monkeypatch.setattr(MasterBot, "choose", refuse)
     master_ab.main(argv)
     again = capsys.readouterr().out
     assert asked == []
