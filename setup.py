@@ -11,7 +11,8 @@ setup(
         Extension(
             "yaniv._core",
             ["yaniv/_core.c"],
-            depends=["yaniv/_playout.c", "yaniv/_envstep.c"],  # included by _core.c
+            # included by _core.c
+            depends=["yaniv/_playout.c", "yaniv/_envstep.c", "yaniv/_plan.c"],
             optional=True,
             extra_compile_args=["-O2"],
         )

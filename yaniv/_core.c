@@ -23,6 +23,7 @@
  *   lay_hands      game.py's ``_set_hand`` for every seat of a deal
  *   play_out       playout.py's pure loop: a game played on by a fixed policy (_playout.c)
  *   SeatBuffers, play_random   the environments' step (_envstep.c)
+ *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -33,7 +34,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 10
+#define CORE_ABI 11
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2136,6 +2137,7 @@ static PyObject *core_seeded_shuffle(PyObject *module, PyObject *const *args, Py
 
 #include "_playout.c"
 #include "_envstep.c"
+#include "_plan.c"
 
 /* ------------------------------------------------------------------ module */
 
@@ -2176,6 +2178,10 @@ static PyMethodDef core_methods[] = {
      "What play_out needs of game.py beyond setup's (called once, at its import)."},
     {"play_random", (PyCFunction)(void (*)(void))core_play_random, METH_FASTCALL,
      "gym_env.py's random opponents moving until the learner's turn; how many moves made."},
+    {"turn_plan", (PyCFunction)(void (*)(void))core_turn_plan, METH_FASTCALL,
+     "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
+    {"setup_plan", (PyCFunction)core_setup_plan, METH_VARARGS,
+     "What turn_plan needs of heuristics.py (called once, at its import)."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,
      "What apply and legal_moves need of game.py (called once, at its import)."},
     {NULL, NULL, 0, NULL},

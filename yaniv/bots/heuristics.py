@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from typing import cast
 
+from .. import compiled as _compiled
 from ..cards import RANK, SUIT, VALUE, Card
-from ..discards import BROKEN, Variant, classify, legal_discards, pickable, variant
+from ..discards import BROKEN, Variant, classify, discards_of, legal_discards, pickable, variant
 from ..moves import DRAW_STOCK, Discard, Move
 from ..rules import RuleSet
 from ..view import PlayerView
@@ -77,12 +79,19 @@ def mask_value(mask: int) -> int:
     return v
 
 
-def shed_max(hand: int, rules: RuleSet) -> int:
-    """The most points one legal discard of ``hand`` sheds."""
+def _shed_table(rules: RuleSet) -> dict[int, int]:
+    """``shed_max``'s table of these rules' discard variant (the compiled ``turn_plan``
+    reads and fills the same)."""
     key = variant(rules)
     table = _SHED.get(key)
     if table is None:
         table = _SHED[key] = {}
+    return table
+
+
+def shed_max(hand: int, rules: RuleSet) -> int:
+    """The most points one legal discard of ``hand`` sheds."""
+    table = _shed_table(rules)
     v = table.get(hand)
     if v is None:
         v = max((mask_value(d.mask) for d in legal_discards(hand, rules)), default=0)
@@ -240,6 +249,57 @@ def draw_choice(
         if e < best:
             best, draw = e, c
     return best, draw
+
+
+def turn_plan(
+    hand: int,
+    value: int,
+    pickable_cards: tuple[Card, ...],
+    stock_ok: bool,
+    rules: RuleSet,
+    w: float,
+    collects: int = 0,
+    pull: tuple[int, float] | None = None,
+    feed: bool = False,
+    compiled: bool | None = None,
+) -> tuple[float, Discard, Card | None]:
+    """Discard first: the legal discard and the draw after it (None: the stock) that leave the
+    best hand, and its judgement (``draw_choice``, over ``DECK_DIST``): the rollouts' turn.
+    ``pull`` (need, worth): with the bonus pull (``pulled_draw_choice``); ``feed``: with the
+    feed penalty toward ``collects``. The first of equal judgements is kept.
+
+    On the compiled core the loop runs in C (``_plan.c``), with the same arithmetic in the same
+    order: the same floats and the same choice (``compiled``: as ``yaniv.compiled`` chooses).
+    """
+    lister = discards_of(rules)
+    discards = lister(hand)
+    core = _compiled.choose(compiled)
+    if core is not None:
+        need, worth = pull if pull is not None else (-1, 0.0)
+        found = core.turn_plan(
+            discards, lister, _shed_table(rules), pickable_cards, rules, hand, value, stock_ok,
+            w, need, worth, collects, feed,
+        )  # fmt: skip
+        if found is not None:
+            return cast("tuple[float, Discard, Card | None]", found)
+    best = 1e9
+    plan: tuple[float, Discard, Card | None] | None = None
+    for d in discards:
+        rest = hand ^ d.mask
+        vr = value - mask_value(d.mask)
+        if pull is None:
+            e, dr = draw_choice(rest, vr, pickable_cards, stock_ok, rules, DECK_DIST, w)
+        else:
+            e, dr = pulled_draw_choice(
+                rest, vr, pickable_cards, stock_ok, rules, DECK_DIST, w, *pull
+            )
+        if feed:
+            e += feed_penalty(d, rules, collects)
+        if e < best:
+            best, plan = e, (e, d, dr)
+    if plan is None:
+        raise ValueError(f"no legal discard of the hand {hand:#x}")
+    return plan
 
 
 def best_discard_after_draw(
@@ -475,3 +535,7 @@ def pulled_draw_first(
         out.append((ds[0][0] if ds else 1e9, c))
     out.sort(key=lambda p: p[0])
     return out
+
+
+if _compiled.AVAILABLE is not None:
+    _compiled.AVAILABLE.setup_plan(DECK_DIST, _COMBINING, YANIV_BONUS, VALUE)

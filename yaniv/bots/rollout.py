@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from ..cards import VALUE, Card, deck
-from ..discards import legal_discards
+from ..cards import VALUE, deck
 from ..game import Game, Phase
-from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV, Discard
+from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV
 from . import heuristics as H
 
 #: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
@@ -132,24 +131,9 @@ def rollout_turn(
     stock_ok = bool(g.stock)
     collects, pull = _expert_aims(g, p) if like_expert else (0, None)
     if not rules.draw_first:
-        best = 1e9
-        pick: Discard | None = None
-        draw: Card | None = None
-        pickable = g.pickable
-        for d in legal_discards(hand, rules):
-            rest = hand ^ d.mask
-            vr = value - H.mask_value(d.mask)
-            if pull is None:
-                e, dr = H.draw_choice(rest, vr, pickable, stock_ok, rules, H.DECK_DIST, w)
-            else:
-                e, dr = H.pulled_draw_choice(
-                    rest, vr, pickable, stock_ok, rules, H.DECK_DIST, w, *pull
-                )
-            if like_expert:
-                e += H.feed_penalty(d, rules, collects)
-            if e < best:
-                best, pick, draw = e, d, dr
-        assert pick is not None
+        _, pick, draw = H.turn_plan(
+            hand, value, g.pickable, stock_ok, rules, w, collects, pull, like_expert
+        )
         g.apply(pick)
         if draw is None and not stock_ok:
             draw = g.pickable[0]
