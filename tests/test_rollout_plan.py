@@ -58,7 +58,7 @@ def both(g: Game, rng: random.Random) -> None:
 
 def test_the_compiled_plan_is_the_python_plan_over_random_positions() -> None:
     rng = random.Random(11)
-    for g in positions(rng, 60):
+    for g in positions(rng, 200):
         for _ in range(3):
             both(g, rng)
 
@@ -95,7 +95,7 @@ def test_an_empty_hand_has_no_plan_in_words() -> None:
 
 def test_rollouts_on_the_two_loops_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(5)
-    for g in positions(rng, 12):
+    for g in positions(rng, 40):
         me = g.to_move
         assert me is not None
         like_expert = rng.random() < 0.5
