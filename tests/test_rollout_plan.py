@@ -1,6 +1,7 @@
-"""The rollouts' discard-first turn (``heuristics.turn_plan``): the compiled loop (yaniv/_plan.c)
-against the Python loop, which stays the reference. They must give the same judgement (the
-same float), the very same discard object and the same draw, over random positions, rule sets,
+"""The rollouts' turns in C (yaniv/_plan.c) against the Python loops, which stay the reference:
+the discard-first turn (``heuristics.turn_plan``) and the draw-first discard
+(``heuristics.best_discard_after_draw``). They must give the same judgements (the same
+floats), the very same discard objects and the same draws, over random positions, rule sets,
 weights, bonus pulls and feed penalties; and whole rollouts on the two must be the same games.
 Skipped where the core is not built (as tests/test_core.py is)."""
 
@@ -22,21 +23,24 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def positions(rng: random.Random, games: int) -> list[Game]:
-    """Turn starts of random discard-first games (random moves), copied as they stood."""
+def positions(
+    rng: random.Random, games: int, draw_first: bool = False, phase: Phase = Phase.START
+) -> list[Game]:
+    """Positions in ``phase`` of random games (random moves) of random rule sets, draw-first
+    or not, copied as they stood."""
     found: list[Game] = []
     while len(found) < games * 8:
         rules = random_rules(rng)
         players = rng.randint(2, 8)
-        if rules.draw_first or not fits(rules, players):
+        if rules.draw_first != draw_first or not fits(rules, players):
             continue
         g = Game.new(rules, players, rng.getrandbits(32))
         for _ in range(rng.randint(0, 60)):
-            if g.phase >= Phase.ROUND_OVER:
+            if g.phase >= Phase.ROUND_OVER or (g.phase == phase and rng.random() < 0.2):
                 break
             legal = g.legal_moves()
             g.apply(legal[rng.randrange(len(legal))])
-        if g.phase == Phase.START and g.to_move is not None:
+        if g.phase == phase and g.to_move is not None:
             found.append(g.clone())
     return found
 
@@ -64,6 +68,24 @@ def test_the_compiled_plan_is_the_python_plan_over_random_positions() -> None:
             both(g, rng)
 
 
+def test_the_compiled_discard_after_a_draw_is_the_python_one() -> None:
+    rng = random.Random(12)
+    games = positions(rng, 100, draw_first=True, phase=Phase.DISCARD)
+    assert sum(g.drawn >= 0 for g in games) > 100  # pile draws too, whose card is not laid
+    for g in games:
+        p = g.to_move
+        assert p is not None
+        for _ in range(3):
+            w = rng.choice([H.SHED_WEIGHT, 1.0, rng.uniform(0.0, 1.5)])
+            feed = rng.choice([0.0, 1.0, rng.uniform(0.0, 2.0)])
+            collects = rng.choice([0, g.known[(p + 1) % g.n], g.hands[(p + 1) % g.n]])
+            args = (g.hands[p], g.values[p], g.drawn, g.rules, collects, feed, w)
+            expected = H.best_discard_after_draw(*args, compiled=False)
+            got = H.best_discard_after_draw(*args, compiled=True)
+            assert [e for e, _ in got] == [e for e, _ in expected]
+            assert all(a is b for (_, a), (_, b) in zip(got, expected, strict=True))
+
+
 def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> None:
     core = compiled.AVAILABLE
     assert core is not None
@@ -85,6 +107,11 @@ def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> N
     )
     with pytest.raises(TypeError, match="13 arguments"):
         core.turn_plan(*call[:5])
+    after = [lister(hand), lister, table, rules, hand, g.values[p], -1, 0.55, 0, 1.0]
+    listed = core.discards_after_draw(*after)
+    assert listed is not None and len(listed) == len(lister(hand))  # a stock draw: every one
+    for at, odd in ((9, 1), (6, 54), (0, [*lister(hand)])):
+        assert core.discards_after_draw(*after[:at], odd, *after[at + 1 :]) is None
 
 
 def test_an_empty_hand_has_no_plan_in_words() -> None:
@@ -94,9 +121,12 @@ def test_an_empty_hand_has_no_plan_in_words() -> None:
         H.turn_plan(0, 0, (5,), True, RuleSet(), 0.55, compiled=True)
 
 
-def test_rollouts_on_the_two_loops_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("draw_first", [False, True])
+def test_rollouts_on_the_two_loops_are_the_same_games(
+    monkeypatch: pytest.MonkeyPatch, draw_first: bool
+) -> None:
     rng = random.Random(5)
-    for g in positions(rng, 40):
+    for g in positions(rng, 40, draw_first):
         me = g.to_move
         assert me is not None
         like_expert = rng.random() < 0.5

@@ -24,6 +24,7 @@
  *   play_out       playout.py's pure loop: a game played on by a fixed policy (_playout.c)
  *   SeatBuffers, play_random   the environments' step (_envstep.c)
  *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
+ *   discards_after_draw   heuristics.py's ``best_discard_after_draw``: draw-first (_plan.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -34,7 +35,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 11
+#define CORE_ABI 12
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2180,6 +2181,8 @@ static PyMethodDef core_methods[] = {
      "gym_env.py's random opponents moving until the learner's turn; how many moves made."},
     {"turn_plan", (PyCFunction)(void (*)(void))core_turn_plan, METH_FASTCALL,
      "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
+    {"discards_after_draw", (PyCFunction)(void (*)(void))core_discards_after_draw, METH_FASTCALL,
+     "heuristics.py's best_discard_after_draw; None where an input is not as it takes it."},
     {"setup_plan", (PyCFunction)core_setup_plan, METH_VARARGS,
      "What turn_plan needs of heuristics.py (called once, at its import)."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,

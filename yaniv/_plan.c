@@ -119,8 +119,9 @@ static double plan_stock(long ms, long value, long t, double w) {
     return e;
 }
 
-/* heuristics.feed_penalty(d, rules, collects) at weight 1.0, into ``out``; 0 or PLAN_*. */
-static int plan_feed(PyObject *d, PyObject *rules, uint64_t collects, double *out) {
+/* heuristics.feed_penalty(d, rules, collects, weight), into ``out``; 0 or PLAN_*. */
+static int plan_feed(PyObject *d, PyObject *rules, uint64_t collects, double weight,
+                     double *out) {
     PyObject *cards = SLOT(d, d_cards);
     if (cards == NULL || !PyTuple_CheckExact(cards) || PyTuple_GET_SIZE(cards) == 0)
         return PLAN_OTHER;
@@ -136,7 +137,7 @@ static int plan_feed(PyObject *d, PyObject *rules, uint64_t collects, double *ou
         int known = small_int(kind, -1, 3, &kv); /* BROKEN, SINGLE, SET, RUN */
         if (!known || kv == -1) { /* BROKEN: nothing to feed */
             Py_DECREF(kind);
-            *out = 0.0;
+            *out = 0.0; /* feed_penalty returns 0.0 itself, not times the weight */
             return known ? 0 : PLAN_OTHER;
         }
         picks = pickable_c(cards, kind, RULE(rules, pickup));
@@ -157,7 +158,7 @@ static int plan_feed(PyObject *d, PyObject *rules, uint64_t collects, double *ou
         if (gain > worst) worst = gain;
     }
     Py_DECREF(picks);
-    *out = worst * 1.0;
+    *out = worst * weight;
     return rc;
 }
 
@@ -221,7 +222,7 @@ static PyObject *core_turn_plan(PyObject *module, PyObject *const *args, Py_ssiz
         }
         if (feed) {
             double penalty;
-            int rc = plan_feed(d, rules, collects, &penalty);
+            int rc = plan_feed(d, rules, collects, 1.0, &penalty);
             if (rc == PLAN_ERROR) return NULL;
             if (rc == PLAN_OTHER) Py_RETURN_NONE;
             b += penalty;
@@ -243,5 +244,89 @@ static PyObject *core_turn_plan(PyObject *module, PyObject *const *args, Py_ssiz
     PyObject *out = tuple_of(3, judged, pick, drawn, NULL);
     Py_DECREF(judged);
     Py_DECREF(drawn);
+    return out;
+}
+
+/* discards_after_draw(discards, lister, shed, rules, hand, value, drawn, w, collects,
+ * feed_weight) -> [(judgement, discard), ...] best first (a stable sort, as list.sort), or
+ * None (the Python loop's): heuristics.best_discard_after_draw, the draw-first discard. */
+static PyObject *core_discards_after_draw(PyObject *module, PyObject *const *args,
+                                          Py_ssize_t nargs) {
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "discards_after_draw takes 10 arguments");
+        return NULL;
+    }
+    PyObject *discards = args[0], *lister = args[1], *shed = args[2], *rules = args[3];
+    uint64_t hand, collects;
+    long value, drawn, t;
+    if (!PL.ready || !E.ready || !PyTuple_Check(discards) || !PyDict_CheckExact(shed) ||
+        Py_TYPE(rules) != E.rules_t || !mask_value(args[4], &hand) ||
+        !small_int(args[5], -1000000, 1000000, &value) || !small_int(args[6], -1, 54, &drawn) ||
+        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &collects) ||
+        !PyFloat_CheckExact(args[9]) || !small_int(RULE(rules, threshold), -1000000, 1000000, &t))
+        Py_RETURN_NONE;
+    double w = PyFloat_AS_DOUBLE(args[7]), feed_weight = PyFloat_AS_DOUBLE(args[9]);
+    Py_ssize_t n = PyTuple_GET_SIZE(discards), kept = 0;
+    double *judged = PyMem_Malloc((n + 1) * sizeof *judged);
+    PyObject **which = PyMem_Malloc((n + 1) * sizeof *which);
+    PyObject *out = NULL;
+    if (judged == NULL || which == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(discards, i), *cards;
+        uint64_t mask;
+        long shed_v, only;
+        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v) ||
+            (cards = SLOT(d, d_cards)) == NULL || !PyTuple_CheckExact(cards)) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (mask == hand) continue; /* a turn keeps a card */
+        if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
+            only == drawn)
+            continue; /* the card just taken from the pile is not laid again */
+        long v = value - shed_v;
+        long ms = plan_shed(shed, lister, hand ^ mask);
+        if (ms == PLAN_ERROR) goto done;
+        if (ms == PLAN_OTHER) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        double e = (double)v - w * (double)ms;
+        if (v <= t) e -= PL.bonus;
+        if (feed_weight != 0.0) {
+            double penalty;
+            int rc = plan_feed(d, rules, collects, feed_weight, &penalty);
+            if (rc == PLAN_ERROR) goto done;
+            if (rc == PLAN_OTHER) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            e += penalty;
+        }
+        /* insertion in order, after its equals: list.sort's stable order */
+        Py_ssize_t j = kept++;
+        while (j > 0 && judged[j - 1] > e) {
+            judged[j] = judged[j - 1];
+            which[j] = which[j - 1];
+            j--;
+        }
+        judged[j] = e;
+        which[j] = d;
+    }
+    out = PyList_New(kept);
+    for (Py_ssize_t i = 0; out != NULL && i < kept; i++) {
+        PyObject *e = PyFloat_FromDouble(judged[i]);
+        PyObject *pair = e == NULL ? NULL : tuple_of(2, e, which[i], NULL, NULL);
+        Py_XDECREF(e);
+        if (pair == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, pair);
+    }
+done:
+    PyMem_Free(judged);
+    PyMem_Free(which);
     return out;
 }

@@ -310,14 +310,27 @@ def best_discard_after_draw(
     collects: int = 0,
     feed_weight: float = 0.0,
     w: float = SHED_WEIGHT,
+    compiled: bool | None = None,
 ) -> list[tuple[float, Discard]]:
     """Draw-first: the legal discards of ``hand`` (the drawn card in it), best first.
 
     ``drawn`` is the card just taken from the pile (-1 after a stock draw). What follows the
-    discard is the next turn's draw, so the rest is judged by ``hand_eval``.
+    discard is the next turn's draw, so the rest is judged by ``hand_eval``. On the compiled
+    core the loop runs in C (``_plan.c``): the same floats in the same order (``compiled``: as
+    ``yaniv.compiled`` chooses).
     """
+    lister = discards_of(rules)
+    discards = lister(hand)
+    core = _compiled.choose(compiled)
+    if core is not None:
+        found = core.discards_after_draw(
+            discards, lister, _shed_table(rules), rules, hand, value, drawn, w, collects,
+            feed_weight,
+        )  # fmt: skip
+        if found is not None:
+            return cast("list[tuple[float, Discard]]", found)
     out: list[tuple[float, Discard]] = []
-    for d in legal_discards(hand, rules):
+    for d in discards:
         if d.mask == hand or d.cards == (drawn,):
             continue
         e = hand_eval(hand ^ d.mask, value - mask_value(d.mask), rules, w)
