@@ -71,6 +71,34 @@ def test_every_world_is_consistent_with_the_view(rules: RuleSet, players: int, s
             assert consistent(view, world.game(view, seed=seed)), (seat, view.phase)
 
 
+@settings(max_examples=40, deadline=None)
+@given(rule_sets(), st.integers(2, 8), st.integers(0, 2**32))
+def test_a_world_built_like_another_is_the_game_its_position_gives(
+    rules: RuleSet, players: int, seed: int
+) -> None:
+    # World.game(like=...) copies another world's game instead of checking the position again:
+    # it must be the very game from_position builds, in every phase of a turn.
+    if players * rules.hand_size + 1 > 52 + rules.jokers:
+        players = 2
+    game = _random_position(rules, players, seed)
+    if game.phase >= Phase.ROUND_OVER:
+        return
+    view = game.view(game.to_move)
+    worlds = sample_worlds(view, 4, seed=seed)
+    first = worlds[0].game(view, seed=1)
+    for i, world in enumerate(worlds):
+        built = world.game(view, seed=i + 7)
+        like = world.game(view, seed=i + 7, like=first)
+        assert like is not first and like.fingerprint() == built.fingerprint()
+        assert like.position() == built.position()
+    played = first.clone()
+    played.play(played.legal_moves()[0])
+    # a game moved on is not a world's position: built from the position instead
+    assert worlds[1].game(view, seed=3, like=played).fingerprint() == (
+        worlds[1].game(view, seed=3).fingerprint()
+    )
+
+
 def _odds(view: PlayerView, seed: int) -> dict[int, list[float]]:
     """Odds for every other seat from ``seed`` alone (nothing the view hides)."""
     rng = random.Random(seed)

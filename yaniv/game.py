@@ -319,6 +319,20 @@ class Game:
             game._veil = Veil(tuple(groups), len(stock_cards) + 1, 0)
         return game
 
+    def _with_hidden(
+        self, hands: Sequence[Sequence[Card]], stock: Sequence[Card], seed: int
+    ) -> Game:
+        """This position, as ``from_position`` built it (before any move), with other hidden
+        cards and seed: ``hands`` per seat, ``stock`` top first. The public facts and the known
+        cards are kept, not checked again: ``World.game``'s, for the many worlds of one view."""
+        g = self.clone()
+        g.seed = seed
+        for s, h in enumerate(hands):
+            g._set_hand(s, h)
+        g.known = self.known[:]
+        g.stock = list(stock)[::-1]
+        return g
+
     @classmethod
     def _blank(
         cls, rules: RuleSet, n: int, names: Sequence[str] | None, compiled: bool | None = None

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import NUM_CARDS, Card
-from .errors import YanivError
+from .errors import YanivError, is_whole
 from .events import Drew
 from .game import Game
 from .state import Phase
@@ -63,9 +63,16 @@ class World:
     stock: tuple[Card, ...]
     weight: float = 1.0
 
-    def game(self, view: PlayerView, seed: int | None = None) -> Game:
+    def game(self, view: PlayerView, seed: int | None = None, like: Game | None = None) -> Game:
         """The game of this world, at the view's position; it plays on with chance of its own
-        (``seed``: its refills and later deals; None draws one)."""
+        (``seed``: its refills and later deals; None draws one). ``like``: the game of another
+        world of the same view, as this method built it: this one is then a copy of it with
+        this world's hidden cards, the position not checked again (a search builds hundreds
+        of worlds of one view)."""
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(63)
+        if like is not None and is_whole(seed) and not like.moves:
+            return like._with_hidden(self.hands, self.stock, seed)
         phase = view.phase
         drawn = _drawn(view) if phase in (Phase.DISCARD, Phase.SLAP) else None
         return Game.from_position(
@@ -78,7 +85,7 @@ class World:
             out=[s for s in range(view.n) if view.out[s]],
             known=[list(k) for k in view.known],
             names=view.names,
-            seed=random.SystemRandom().getrandbits(63) if seed is None else seed,
+            seed=seed,
             phase=phase,
             drawn=drawn,
             round_no=view.round_no,

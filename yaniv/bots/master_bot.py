@@ -276,6 +276,7 @@ class MasterBot(ExpertBot):
         called = [self.coach_call and move == YANIV for move, _ in cands]
         done = 0
         used = 0
+        first: Game | None = None  # the first world's game: the others are copies of it
         while done < most and (done < least or used < budget):
             try:
                 batch = self.sample(view, min(BATCH, most - done))
@@ -285,11 +286,12 @@ class MasterBot(ExpertBot):
                 if done >= least and used >= budget:
                     break
                 try:
-                    base = world.game(view, seed=self.rng.getrandbits(63))
+                    base = world.game(view, seed=self.rng.getrandbits(63), like=first)
                 except YanivError:
                     return None  # a position built by hand that the engine cannot rebuild
                 if base.pickable != view.pickable:
                     return None  # the engine reads the pile otherwise: no search
+                first = first or base
                 for i, cand in enumerate(cands):
                     if called[i]:
                         continue
