@@ -1,9 +1,10 @@
 """The rollouts' turns in C (yaniv/_plan.c) against the Python loops, which stay the reference:
-the discard-first turn (``heuristics.turn_plan``) and the draw-first discard
-(``heuristics.best_discard_after_draw``). They must give the same judgements (the same
-floats), the very same discard objects and the same draws, over random positions, rule sets,
-weights, bonus pulls and feed penalties; and whole rollouts on the two must be the same games.
-Skipped where the core is not built (as tests/test_core.py is)."""
+the discard-first turn's plan (``heuristics.turn_plan``) and whole turn
+(``rollout.rollout_turn``), and the draw-first discard (``heuristics.best_discard_after_draw``).
+They must give the same judgements (the same floats), the very same discard objects and the
+same draws, over random positions, rule sets, weights, bonus pulls and feed penalties; and
+whole rollouts on the two must be the same games. Skipped where the core is not built (as
+tests/test_core.py is)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from test_core import fits, random_rules
 
 from yaniv import Game, Phase, compiled
 from yaniv.bots import heuristics as H
+from yaniv.bots import rollout
 from yaniv.bots.rollout import rollout_turn
 from yaniv.rules import RuleSet
 
@@ -114,6 +116,23 @@ def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> N
         assert core.discards_after_draw(*after[:at], odd, *after[at + 1 :]) is None
 
 
+def test_the_compiled_turn_makes_the_turn_and_leaves_the_rest_to_python() -> None:
+    core = compiled.AVAILABLE
+    assert core is not None
+    g = Game.new(RuleSet(), 3, 5)
+    p = g.to_move
+    tables = (rollout._above(g.rules.jokers), H._shed_table(g.rules))
+    args = (p, 0.55, H.SHED_WEIGHT, True, True, True, *tables)
+    assert core.rollout_turn(g, *args) is True and g.to_move != p  # not a silent fall-back
+    assert len(g.moves) == 2
+    pure = Game.new(RuleSet(), 3, 5, compiled=False)
+    drawing_first = Game.new(RuleSet(draw_first=True), 3, 5)
+    for odd in (pure, drawing_first):
+        before = odd.fingerprint()
+        assert core.rollout_turn(odd, *args) is None and odd.fingerprint() == before
+    assert core.rollout_turn(g, p, 1, *args[2:]) is None  # a weight that is not a float
+
+
 def test_an_empty_hand_has_no_plan_in_words() -> None:
     with pytest.raises(ValueError, match="no legal discard of the hand 0x0"):
         H.turn_plan(0, 0, (5,), True, RuleSet(), 0.55, compiled=False)
@@ -127,9 +146,10 @@ def test_rollouts_on_the_two_loops_are_the_same_games(
 ) -> None:
     rng = random.Random(5)
     for g in positions(rng, 40, draw_first):
-        me = g.to_move
+        me = rng.choice([-1, g.to_move, rng.randrange(g.n)])
         assert me is not None
-        like_expert = rng.random() < 0.5
+        w_me = rng.choice([0.8, 1.0, rng.uniform(0.0, 1.5)])
+        flags = [rng.random() < 0.5 for _ in range(3)]  # judged, like the expert, per opponent
         played = []
         for core in (compiled.AVAILABLE, None):
             monkeypatch.setattr(H._compiled, "choose", lambda _c, core=core: core)
@@ -137,7 +157,7 @@ def test_rollouts_on_the_two_loops_are_the_same_games(
             for _ in range(300):
                 if r.phase >= Phase.ROUND_OVER:
                     break
-                rollout_turn(r, me, 0.8, H.SHED_WEIGHT, True, like_expert)
+                rollout_turn(r, me, w_me, H.SHED_WEIGHT, *flags)
             played.append((r.moves, r.fingerprint()))
         assert played[0] == played[1]
         assert len(played[0][0]) > len(g.moves)

@@ -25,6 +25,7 @@
  *   SeatBuffers, play_random   the environments' step (_envstep.c)
  *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
  *   discards_after_draw   heuristics.py's ``best_discard_after_draw``: draw-first (_plan.c)
+ *   rollout_turn   rollout.py's ``rollout_turn`` at a discard-first turn start (_plan.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -35,7 +36,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 12
+#define CORE_ABI 13
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2183,6 +2184,10 @@ static PyMethodDef core_methods[] = {
      "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
     {"discards_after_draw", (PyCFunction)(void (*)(void))core_discards_after_draw, METH_FASTCALL,
      "heuristics.py's best_discard_after_draw; None where an input is not as it takes it."},
+    {"rollout_turn", (PyCFunction)(void (*)(void))core_rollout_turn, METH_FASTCALL,
+     "rollout.py's rollout_turn at a discard-first turn start; None where it is not one."},
+    {"setup_rollout", (PyCFunction)core_setup_rollout, METH_VARARGS,
+     "What rollout_turn needs of rollout.py and heuristics.py (called once, at rollout.py's import)."},
     {"setup_plan", (PyCFunction)core_setup_plan, METH_VARARGS,
      "What turn_plan needs of heuristics.py (called once, at its import)."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,

@@ -162,6 +162,75 @@ static int plan_feed(PyObject *d, PyObject *rules, uint64_t collects, double wei
     return rc;
 }
 
+/* The plan's inputs, read and checked. */
+typedef struct {
+    PyObject *discards, *lister, *shed, *rules;
+    uint64_t hand, collects;
+    long value, need, t, cards[54];
+    Py_ssize_t npick;
+    int stock_ok, feed;
+    double w, worth;
+} PlanIn;
+
+/* The loop of turn_plan: the best discard (borrowed from ``in->discards``, NULL where there is
+ * none), its draw (-1: the stock) and its judgement; 0 or PLAN_*. */
+static int plan_loop(const PlanIn *in, double *best, PyObject **pick, long *draw) {
+    *best = 1e9;
+    *pick = NULL;
+    *draw = -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in->discards); i++) {
+        PyObject *d = PyTuple_GET_ITEM(in->discards, i);
+        uint64_t mask;
+        long shed_v;
+        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v))
+            return PLAN_OTHER;
+        uint64_t rest = in->hand ^ mask;
+        long vr = in->value - shed_v, dr = -1;
+        double b = 1e9;
+        if (in->stock_ok) {
+            long ms = plan_shed(in->shed, in->lister, rest);
+            if (ms < 0) return (int)ms;
+            b = plan_stock(ms, vr, in->t, in->w);
+            if (in->need >= 0 && in->need - vr >= 0 && in->need - vr <= 10)
+                b -= in->worth * PL.dist[in->need - vr];
+        }
+        for (Py_ssize_t j = 0; j < in->npick; j++) {
+            long c = in->cards[j], v = vr + PL.value[c];
+            long ms = plan_shed(in->shed, in->lister, rest | (uint64_t)1 << c);
+            if (ms < 0) return (int)ms;
+            double e = (double)v - in->w * (double)ms;
+            if (v <= in->t) e -= PL.bonus;
+            if (in->need >= 0 && v == in->need) e -= in->worth;
+            if (e < b) {
+                b = e;
+                dr = c;
+            }
+        }
+        if (in->feed) {
+            double penalty;
+            int rc = plan_feed(d, in->rules, in->collects, 1.0, &penalty);
+            if (rc < 0) return rc;
+            b += penalty;
+        }
+        if (b < *best) {
+            *best = b;
+            *pick = d;
+            *draw = dr;
+        }
+    }
+    return 0;
+}
+
+/* The pile cards that may be drawn, into ``in``; 0 where one is not a card. */
+static int plan_pickable(PlanIn *in, PyObject *pickable) {
+    if (!PyTuple_CheckExact(pickable) || PyTuple_GET_SIZE(pickable) > 54) return 0;
+    in->npick = PyTuple_GET_SIZE(pickable);
+    for (Py_ssize_t i = 0; i < in->npick; i++)
+        if (!small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &in->cards[i])) return 0;
+    return 1;
+}
+
 /* turn_plan(discards, lister, shed, pickable, rules, hand, value, stock_ok, w, need, worth,
  * collects, feed) -> (judgement, discard, draw), or None (the Python loop's). ``need`` -1:
  * no bonus pull. */
@@ -170,70 +239,25 @@ static PyObject *core_turn_plan(PyObject *module, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "turn_plan takes 13 arguments");
         return NULL;
     }
-    PyObject *discards = args[0], *lister = args[1], *shed = args[2], *pickable = args[3],
-             *rules = args[4];
-    uint64_t hand, collects;
-    long value, need, t, cards[54];
-    int stock_ok = flag(args[7]), feed = flag(args[12]);
-    if (!PL.ready || !E.ready || !PyTuple_Check(discards) || !PyDict_CheckExact(shed) ||
-        !PyTuple_CheckExact(pickable) || PyTuple_GET_SIZE(pickable) > 54 ||
-        Py_TYPE(rules) != E.rules_t || !mask_value(args[5], &hand) ||
-        !small_int(args[6], -1000000, 1000000, &value) || stock_ok < 0 ||
-        !PyFloat_CheckExact(args[8]) || !small_int(args[9], -1, 1000000, &need) ||
-        !PyFloat_CheckExact(args[10]) || !mask_value(args[11], &collects) || feed < 0 ||
-        !small_int(RULE(rules, threshold), -1000000, 1000000, &t))
+    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[4]};
+    in.stock_ok = flag(args[7]);
+    in.feed = flag(args[12]);
+    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
+        !plan_pickable(&in, args[3]) || Py_TYPE(in.rules) != E.rules_t ||
+        !mask_value(args[5], &in.hand) || !small_int(args[6], -1000000, 1000000, &in.value) ||
+        in.stock_ok < 0 || !PyFloat_CheckExact(args[8]) ||
+        !small_int(args[9], -1, 1000000, &in.need) || !PyFloat_CheckExact(args[10]) ||
+        !mask_value(args[11], &in.collects) || in.feed < 0 ||
+        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
         Py_RETURN_NONE;
-    double w = PyFloat_AS_DOUBLE(args[8]), worth = PyFloat_AS_DOUBLE(args[10]);
-    Py_ssize_t npick = PyTuple_GET_SIZE(pickable);
-    for (Py_ssize_t i = 0; i < npick; i++)
-        if (!small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &cards[i])) Py_RETURN_NONE;
-    double best = 1e9;
-    PyObject *pick = NULL;
-    long draw = -1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(discards); i++) {
-        PyObject *d = PyTuple_GET_ITEM(discards, i);
-        uint64_t mask;
-        long shed_v;
-        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
-            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v))
-            Py_RETURN_NONE;
-        uint64_t rest = hand ^ mask;
-        long vr = value - shed_v, dr = -1;
-        double b = 1e9;
-        if (stock_ok) {
-            long ms = plan_shed(shed, lister, rest);
-            if (ms == PLAN_ERROR) return NULL;
-            if (ms == PLAN_OTHER) Py_RETURN_NONE;
-            b = plan_stock(ms, vr, t, w);
-            if (need >= 0 && need - vr >= 0 && need - vr <= 10) b -= worth * PL.dist[need - vr];
-        }
-        for (Py_ssize_t j = 0; j < npick; j++) {
-            long c = cards[j], v = vr + PL.value[c];
-            long ms = plan_shed(shed, lister, rest | (uint64_t)1 << c);
-            if (ms == PLAN_ERROR) return NULL;
-            if (ms == PLAN_OTHER) Py_RETURN_NONE;
-            double e = (double)v - w * (double)ms;
-            if (v <= t) e -= PL.bonus;
-            if (need >= 0 && v == need) e -= worth;
-            if (e < b) {
-                b = e;
-                dr = c;
-            }
-        }
-        if (feed) {
-            double penalty;
-            int rc = plan_feed(d, rules, collects, 1.0, &penalty);
-            if (rc == PLAN_ERROR) return NULL;
-            if (rc == PLAN_OTHER) Py_RETURN_NONE;
-            b += penalty;
-        }
-        if (b < best) {
-            best = b;
-            pick = d;
-            draw = dr;
-        }
-    }
-    if (pick == NULL) Py_RETURN_NONE; /* no legal discard: the Python loop says so */
+    in.w = PyFloat_AS_DOUBLE(args[8]);
+    in.worth = PyFloat_AS_DOUBLE(args[10]);
+    double best;
+    PyObject *pick;
+    long draw;
+    int rc = plan_loop(&in, &best, &pick, &draw);
+    if (rc == PLAN_ERROR) return NULL;
+    if (rc == PLAN_OTHER || pick == NULL) Py_RETURN_NONE; /* none: the Python loop says so */
     PyObject *judged = PyFloat_FromDouble(best);
     if (judged == NULL) return NULL;
     PyObject *drawn = draw < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(draw);
@@ -329,4 +353,290 @@ done:
     PyMem_Free(judged);
     PyMem_Free(which);
     return out;
+}
+
+/* ------------------------------------------------------------------ rollout_turn
+ *
+ * rollout.py's rollout_turn for a discard-first turn start on the compiled engine: the call
+ * (by CALL_AT, or judged by the quick chance), the expert's aims (the next seat's known cards,
+ * the bonus pull), the plan above, and its moves made through the compiled apply. Anything
+ * else (draw-first, another phase, a game on the pure engine, a slot not laid out as game.py
+ * lays it out) returns None before a move, and rollout.py plays the turn in Python. */
+
+/* What rollout_turn reads of rollout.py and heuristics.py beyond the plan's (setup_rollout). */
+static struct {
+    int ready;
+    long call_at[12];  /* rollout.CALL_AT */
+    double call_chance; /* rollout.CALL_CHANCE */
+    double hazard[6];   /* heuristics.HAZARD */
+    long pull_reach;    /* heuristics.PULL_REACH */
+    double bonus_pull;  /* heuristics.BONUS_PULL */
+    long most_unseen;   /* rollout._MOST_UNSEEN */
+    PyObject *slaps, *phase_slap, *s_halve, *s_subtract;
+    Py_ssize_t r_bonus, r_targets, r_step, r_amount;
+} RT;
+
+static PyObject *core_setup_rollout(PyObject *module, PyObject *args) {
+    PyTypeObject *rules_t;
+    PyObject *call_at, *hazard, *slaps, *phase_slap;
+    double call_chance, bonus_pull;
+    long pull_reach, most_unseen;
+    if (!PyArg_ParseTuple(args, "O!O!dO!ldlO!O", &PyType_Type, &rules_t, &PyTuple_Type, &call_at,
+                          &call_chance, &PyTuple_Type, &hazard, &pull_reach, &bonus_pull,
+                          &most_unseen, &PyTuple_Type, &slaps, &phase_slap))
+        return NULL;
+    if (PyTuple_GET_SIZE(call_at) != 12 || PyTuple_GET_SIZE(hazard) != 6 ||
+        PyTuple_GET_SIZE(slaps) != 54) {
+        PyErr_SetString(PyExc_ValueError, "setup_rollout: 12 call values, 6 hazards, 54 slaps");
+        return NULL;
+    }
+    for (int i = 0; i < 12; i++)
+        if (!small_int(PyTuple_GET_ITEM(call_at, i), -1000000, 1000000, &RT.call_at[i])) {
+            PyErr_SetString(PyExc_ValueError, "setup_rollout: CALL_AT holds whole numbers");
+            return NULL;
+        }
+    for (int i = 0; i < 6; i++) {
+        RT.hazard[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(hazard, i));
+        if (RT.hazard[i] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    if (offset_of(rules_t, "bonus", &RT.r_bonus) < 0 ||
+        offset_of(rules_t, "bonus_targets", &RT.r_targets) < 0 ||
+        offset_of(rules_t, "bonus_step", &RT.r_step) < 0 ||
+        offset_of(rules_t, "bonus_amount", &RT.r_amount) < 0)
+        return NULL;
+    if (RT.s_halve == NULL && (RT.s_halve = PyUnicode_InternFromString("halve")) == NULL)
+        return NULL;
+    if (RT.s_subtract == NULL && (RT.s_subtract = PyUnicode_InternFromString("subtract")) == NULL)
+        return NULL;
+    RT.call_chance = call_chance;
+    RT.pull_reach = pull_reach;
+    RT.bonus_pull = bonus_pull;
+    RT.most_unseen = most_unseen;
+    Py_XSETREF(RT.slaps, Py_NewRef(slaps));
+    Py_XSETREF(RT.phase_slap, Py_NewRef(phase_slap));
+    RT.ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* A whole number at ``list[i]``. */
+static inline int list_long(PyObject *list, long i, long *out) {
+    return small_int(PyList_GET_ITEM(list, i), -1000000000L, 1000000000L, out);
+}
+
+/* The points of a mask of cards. */
+static inline long cards_value(uint64_t mask) {
+    long v = 0;
+    for (; mask; mask &= mask - 1) v += PL.value[ctz64(mask)];
+    return v;
+}
+
+/* The seats' lists a rollout turn reads. */
+typedef struct {
+    long n, p;
+    PyObject *hands, *values, *counts, *known, *out, *scores;
+    int is_out[9];
+    long counts_v[9];
+    uint64_t known_v[9];
+} Table;
+
+static int read_table(PyObject *game, Table *tb) {
+    if (!small_int(SLOT(game, n), 2, 9, &tb->n) || !small_int(SLOT(game, to_move), 0, tb->n, &tb->p))
+        return 0;
+    tb->hands = SLOT(game, hands);
+    tb->values = SLOT(game, values);
+    tb->counts = SLOT(game, counts);
+    tb->known = SLOT(game, known);
+    tb->out = SLOT(game, out);
+    tb->scores = SLOT(game, scores);
+    PyObject *lists[6] = {tb->hands, tb->values, tb->counts, tb->known, tb->out, tb->scores};
+    for (int i = 0; i < 6; i++)
+        if (!is_list(lists[i]) || PyList_GET_SIZE(lists[i]) != tb->n) return 0;
+    for (long s = 0; s < tb->n; s++) {
+        PyObject *o = PyList_GET_ITEM(tb->out, s);
+        if (o != Py_True && o != Py_False) return 0;
+        tb->is_out[s] = o == Py_True;
+        if (!list_long(tb->counts, s, &tb->counts_v[s]) ||
+            !mask_value(PyList_GET_ITEM(tb->known, s), &tb->known_v[s]))
+            return 0;
+    }
+    return 1;
+}
+
+/* rollout.quick_call_chance(g, p), the tables ``above`` being rollout._above(jokers); -1.0
+ * where a table is not as expected. */
+static double quick_chance(const Table *tb, long mine, PyObject *above) {
+    double chance = 1.0;
+    for (long s = 0; s < tb->n; s++) {
+        if (s == tb->p || tb->is_out[s]) continue;
+        long unseen = tb->counts_v[s] - popcount64(tb->known_v[s]);
+        long x = mine - cards_value(tb->known_v[s]);
+        if (x < 0) continue;
+        if (unseen < 0) return -1.0;
+        PyObject *table = PyTuple_GET_ITEM(above, unseen < RT.most_unseen ? unseen : RT.most_unseen);
+        if (!PyTuple_CheckExact(table)) return -1.0;
+        if (x < PyTuple_GET_SIZE(table)) {
+            PyObject *v = PyTuple_GET_ITEM(table, x);
+            if (!PyFloat_CheckExact(v)) return -1.0;
+            chance *= PyFloat_AS_DOUBLE(v);
+        } else {
+            chance *= 0.0;
+        }
+    }
+    return chance;
+}
+
+/* A rule's value by an offset of setup_rollout's (borrowed; NULL where unset). */
+#define RT_RULE(rules, off) (*(PyObject **)((char *)(rules) + RT.off))
+
+/* heuristics.pull_target(rules, score, others, BONUS_PULL) for seat p: 1 and the aim in
+ * ``need``/``worth``, 0 for none, -1 where the rules are not as expected. */
+static int pull_of(const Table *tb, PyObject *rules, long t, int above, long *need, double *worth) {
+    long score, amount = 0, aim = -1;
+    PyObject *bonus = RT_RULE(rules, r_bonus);
+    if (!list_long(tb->scores, tb->p, &score) || score < 0 || bonus == NULL ||
+        !PyUnicode_CheckExact(bonus))
+        return -1;
+    if (PyUnicode_Compare(bonus, RT.s_halve) == 0) { /* heuristics.bonus_need */
+        PyObject *targets = RT_RULE(rules, r_targets);
+        if (targets == NULL || !PyTuple_CheckExact(targets)) return -1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(targets); i++) {
+            long target;
+            if (!small_int(PyTuple_GET_ITEM(targets, i), 0, 1000000000L, &target)) return -1;
+            if (0 < target - score && target - score <= RT.pull_reach) {
+                aim = target - score;
+                amount = target - target / 2;
+                break;
+            }
+        }
+    } else if (PyUnicode_Compare(bonus, RT.s_subtract) == 0) {
+        long step;
+        if (!small_int(RT_RULE(rules, r_step), 1, 1000000000L, &step) ||
+            !small_int(RT_RULE(rules, r_amount), -1000000000L, 1000000000L, &amount))
+            return -1;
+        if (step - score % step <= RT.pull_reach) aim = step - score % step;
+    }
+    if (aim < 0) return 0;
+    double stay = 1.0;
+    for (long s = 0; s < tb->n; s++) {
+        if (s == tb->p || tb->is_out[s]) continue;
+        if (cards_value(tb->known_v[s]) > t && !above) continue;
+        long size = tb->counts_v[s];
+        if (size < 0) return -1;
+        stay *= 1 - RT.hazard[size < 5 ? size : 5];
+    }
+    *need = aim;
+    *worth = RT.bonus_pull * (double)amount * (1 - stay);
+    return 1;
+}
+
+/* Make ``move`` through the compiled apply: 0, or -1 with the error set. */
+static int rollout_apply(PyObject *game, PyObject *move) {
+    PyObject *both[2] = {game, move};
+    PyObject *r = core_apply(NULL, both, 2);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* rollout_turn(game, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
+ * above, shed) -> True (the turn is made), or None before any move (rollout.py's then).
+ * ``above`` is rollout._above(the rules' jokers), ``shed`` heuristics' table of the rules. */
+static PyObject *core_rollout_turn(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "rollout_turn takes 9 arguments");
+        return NULL;
+    }
+    PyObject *game = args[0], *above_t = args[7];
+    long me;
+    int judged = flag(args[4]), like_expert = flag(args[5]), per_opponent = flag(args[6]);
+    if (!PL.ready || !RT.ready || !E.ready || Py_TYPE(game) != E.game ||
+        SLOT(game, fast) != Py_True || SLOT(game, phase) != E.phase_start ||
+        !small_int(args[1], -1, 9, &me) || !PyFloat_CheckExact(args[2]) ||
+        !PyFloat_CheckExact(args[3]) || judged < 0 || like_expert < 0 || per_opponent < 0 ||
+        !PyTuple_CheckExact(above_t) || PyTuple_GET_SIZE(above_t) <= RT.most_unseen ||
+        !PyDict_CheckExact(args[8]))
+        Py_RETURN_NONE;
+    PlanIn in = {.shed = args[8], .rules = SLOT(game, rules)};
+    PyObject *rules = in.rules;
+    Table tb;
+    if (!rules_ok(rules) || RULE(rules, draw_first) != Py_False || !read_table(game, &tb) ||
+        !table_ok(game, tb.n) || !list_long(tb.values, tb.p, &in.value) ||
+        !mask_value(PyList_GET_ITEM(tb.hands, tb.p), &in.hand) ||
+        !small_int(RULE(rules, threshold), -1000000, 1000000, &in.t) ||
+        !plan_pickable(&in, SLOT(game, pickable)))
+        Py_RETURN_NONE;
+    long p = tb.p, opponents = 0, fewest = -1;
+    int above = RULE(rules, above) == Py_True;
+    for (long s = 0; s < tb.n; s++) {
+        if (tb.is_out[s]) continue;
+        opponents += s != p;
+        if (s != p && (fewest < 0 || tb.counts_v[s] < fewest)) fewest = tb.counts_v[s];
+    }
+    if (fewest < 0 || (!in.npick && !PyList_GET_SIZE(SLOT(game, stock))))
+        Py_RETURN_NONE; /* no opponent, or nothing to draw: rollout.py's to say so */
+    /* the call: can_yaniv() and a hand at or under the threshold */
+    if (in.value <= in.t) {
+        int call;
+        if (judged) {
+            double needed = per_opponent /* rollout.call_chance_needed */
+                                ? pow(RT.call_chance, (double)(opponents > 1 ? opponents : 1))
+                                : RT.call_chance;
+            double chance = in.hand ? quick_chance(&tb, in.value, above_t) : 1.0;
+            if (chance < 0) Py_RETURN_NONE;
+            call = !in.hand || chance >= needed;
+        } else {
+            long bar = RT.call_at[fewest < 11 ? fewest : 11];
+            call = in.value <= (bar < in.t ? bar : in.t);
+        }
+        if (call) {
+            if (rollout_apply(game, E.yaniv) < 0) return NULL;
+            Py_RETURN_TRUE;
+        }
+    }
+    in.w = PyFloat_AS_DOUBLE(p == me ? args[2] : args[3]);
+    in.stock_ok = PyList_GET_SIZE(SLOT(game, stock)) > 0;
+    in.need = -1;
+    in.worth = 0.0;
+    in.collects = 0;
+    in.feed = like_expert;
+    if (like_expert) {
+        long nxt = (p + 1) % tb.n;
+        while (tb.is_out[nxt]) nxt = (nxt + 1) % tb.n;
+        in.collects = tb.known_v[nxt];
+        int aimed = pull_of(&tb, rules, in.t, above, &in.need, &in.worth);
+        if (aimed < 0) Py_RETURN_NONE;
+    }
+    in.lister = SLOT(game, discards);
+    if (in.lister == NULL) Py_RETURN_NONE;
+    PyObject *key = PyList_GET_ITEM(tb.hands, p);
+    in.discards = PyObject_CallOneArg(in.lister, key);
+    if (in.discards == NULL) return NULL;
+    PyObject *result = NULL;
+    double best;
+    PyObject *pick;
+    long draw;
+    int rc = PyTuple_Check(in.discards) ? plan_loop(&in, &best, &pick, &draw) : PLAN_OTHER;
+    if (rc == PLAN_ERROR) goto done;
+    if (rc == PLAN_OTHER || pick == NULL) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_INCREF(pick); /* the moves below may drop the lister's table */
+    rc = rollout_apply(game, pick);
+    Py_DECREF(pick);
+    if (rc < 0) goto done;
+    if (draw < 0 && !in.stock_ok) draw = in.cards[0];
+    if (rollout_apply(game, draw < 0 ? E.draw_stock : PyTuple_GET_ITEM(E.draws, draw)) < 0)
+        goto done;
+    if (SLOT(game, phase) == RT.phase_slap) {
+        long drawn;
+        if (!small_int(SLOT(game, drawn), 0, 54, &drawn)) {
+            PyErr_SetString(PyExc_RuntimeError, "rollout_turn: a slap without a drawn card");
+            goto done;
+        }
+        if (rollout_apply(game, PyTuple_GET_ITEM(RT.slaps, drawn)) < 0) goto done;
+    }
+    result = Py_NewRef(Py_True);
+done:
+    Py_DECREF(in.discards);
+    return result;
 }

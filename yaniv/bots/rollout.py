@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 from functools import cache
 
+from .. import compiled as _compiled
 from ..cards import VALUE, deck
 from ..game import Game, Phase
 from ..moves import DRAW_STOCK, DRAWS, SLAPS, YANIV
+from ..rules import RuleSet
 from . import heuristics as H
 
 #: Highest hand value at which a rollout player calls, by the fewest cards an opponent holds.
@@ -113,6 +115,12 @@ def rollout_turn(
     (``H.feed_penalty`` toward its known cards) and the hand is pulled toward a bonus score
     (``H.pull_target``).
     """
+    core = _compiled.choose(None)
+    if core is not None and core.rollout_turn(
+        g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
+        _above(g.rules.jokers), H._shed_table(g.rules),
+    ):  # fmt: skip
+        return  # the turn made in C (yaniv/_plan.c), as below: a discard-first turn start
     p = g.to_move
     assert p is not None  # a rollout stops when the round is over
     w = w_me if p == me else w_others
@@ -176,3 +184,10 @@ def discard_after_draw(g: Game, w: float, like_expert: bool = False) -> None:
     if pull is not None:
         ds = H.pulled_discards(ds, g.values[p], *pull)
     g.apply(ds[0][1])
+
+
+if _compiled.AVAILABLE is not None:
+    _compiled.AVAILABLE.setup_rollout(
+        RuleSet, CALL_AT, CALL_CHANCE, H.HAZARD, H.PULL_REACH, H.BONUS_PULL, _MOST_UNSEEN,
+        SLAPS, Phase.SLAP,
+    )  # fmt: skip
