@@ -479,16 +479,16 @@ def _chances(
     table = _fail_table(rules, len(active), source)
     # F[i][t]: the chance that player i is over the limit after t rounds.
     fails = [table[_state(rules, scores[s])] for s in active]
-    horizon = len(fails[0])
     k = len(active)
     raw = [0.0] * k
     for i in range(k):
         others = [fails[j] for j in range(k) if j != i]
         mine = fails[i]
-        if len(others) == 1:
-            prods: Sequence[float] = others[0]  # 1.0 * f is f: the same sums as below
-        else:
-            prods = [math.prod((f[t] for f in others), start=1.0) for t in range(horizon)]
+        # prods[t]: the chance that every other player is out after t rounds, the product
+        # taken in seat order (the same floats whatever the loop's shape)
+        prods: Sequence[float] = others[0]
+        for f in others[1:]:
+            prods = [a * b for a, b in zip(prods, f, strict=True)]
         before = 0.0  # the chance that every other player is out after t - 1 rounds
         total = 0.0
         for now, m, m_before in zip(prods[1:], mine[1:], mine, strict=False):
