@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 from importlib import resources
 
 import pytest
 
+from yaniv import compiled
 from yaniv.bots import utility as U
 from yaniv.rules import RuleSet
 
@@ -236,3 +238,23 @@ def test_no_self_play_round_is_left_out_as_stalled(name: str, players: int) -> N
     # eight-player hebrew ones were left out. Stalled seats call whenever they may.
     hist = U.self_play_points(RuleSet.preset(name), players, 200, seed=1)
     assert sum(hist.values()) == 200 * players
+
+
+@pytest.mark.skipif(compiled.AVAILABLE is None, reason="the core is not built")
+def test_the_compiled_sums_are_the_python_ones() -> None:
+    # utility._raw_chances and its C twin (yaniv/_plan.c's win_raw): the same floats, from the
+    # fail tables of every preset and 2 to 8 players still in, at random scores.
+    core = compiled.AVAILABLE
+    assert core is not None
+    rng = random.Random(4)
+    for name in PRESETS:
+        rules = RuleSet.preset(name)
+        for k in range(2, 9):
+            table = U._fail_table(rules, k, None)
+            for _ in range(20):
+                fails = [rng.choice(table) for _ in range(k)]
+                got = core.win_raw(fails)
+                assert got is not None and list(got) == U._raw_chances(fails)
+    assert core.win_raw([(0.5, 1.0)]) is None  # one player: not a sum it makes
+    assert core.win_raw([(0.5, 1.0), (0.5,)]) is None  # rows of other lengths
+    assert core.win_raw([(0.5, 1), (0.5, 1.0)]) is None  # not floats

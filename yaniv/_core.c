@@ -26,6 +26,7 @@
  *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
  *   discards_after_draw   heuristics.py's ``best_discard_after_draw``: draw-first (_plan.c)
  *   rollout_turn   rollout.py's ``rollout_turn`` at a discard-first turn start (_plan.c)
+ *   win_raw        utility.py's ``_raw_chances``: the game-level utility's sums (_plan.c)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -36,7 +37,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 13
+#define CORE_ABI 14
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2188,6 +2189,8 @@ static PyMethodDef core_methods[] = {
      "rollout.py's rollout_turn at a discard-first turn start; None where it is not one."},
     {"setup_rollout", (PyCFunction)core_setup_rollout, METH_VARARGS,
      "What rollout_turn needs of rollout.py and heuristics.py (called once, at rollout.py's import)."},
+    {"win_raw", (PyCFunction)core_win_raw, METH_O,
+     "utility.py's _raw_chances; None where the tables are not as it takes them."},
     {"setup_plan", (PyCFunction)core_setup_plan, METH_VARARGS,
      "What turn_plan needs of heuristics.py (called once, at its import)."},
     {"setup", (PyCFunction)core_setup, METH_VARARGS,

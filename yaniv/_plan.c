@@ -640,3 +640,63 @@ done:
     Py_DECREF(in.discards);
     return result;
 }
+
+/* ------------------------------------------------------------------ win_raw
+ *
+ * utility.py's _raw_chances: per player still in, the chance of being the last one under the
+ * limit (a shared last round counted half), from each one's chance of being over it after t
+ * rounds. The same products in the same order (the others in seat order) and the same sums:
+ * the same floats (tests/test_master_utility.py holds the two together). */
+
+#define WIN_MOST_ROUNDS 100000
+
+static PyObject *core_win_raw(PyObject *module, PyObject *fails) {
+    if (!PyList_CheckExact(fails) || PyList_GET_SIZE(fails) < 2 || PyList_GET_SIZE(fails) > 9)
+        Py_RETURN_NONE;
+    Py_ssize_t k = PyList_GET_SIZE(fails), h = -1;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *row = PyList_GET_ITEM(fails, i);
+        if (!PyTuple_CheckExact(row) || (h >= 0 && PyTuple_GET_SIZE(row) != h)) Py_RETURN_NONE;
+        h = PyTuple_GET_SIZE(row);
+    }
+    if (h < 1 || h > WIN_MOST_ROUNDS) Py_RETURN_NONE;
+    double *f = PyMem_Malloc((size_t)(k + 1) * (size_t)h * sizeof *f), *prods = f + k * h;
+    if (f == NULL) return PyErr_NoMemory();
+    PyObject *out = NULL;
+    for (Py_ssize_t i = 0; i < k; i++)
+        for (Py_ssize_t t = 0; t < h; t++) {
+            PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(fails, i), t);
+            if (!PyFloat_CheckExact(v)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            f[i * h + t] = PyFloat_AS_DOUBLE(v);
+        }
+    out = PyTuple_New(k);
+    if (out == NULL) goto done;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        int first = 1;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (j == i) continue;
+            for (Py_ssize_t t = 0; t < h; t++)
+                prods[t] = first ? f[j * h + t] : prods[t] * f[j * h + t];
+            first = 0;
+        }
+        const double *mine = f + i * h;
+        double before = 0.0, total = 0.0;
+        for (Py_ssize_t t = 1; t < h; t++) {
+            double last = prods[t] - before;
+            if (last > 0) total += last * ((1.0 - mine[t]) + 0.5 * (mine[t] - mine[t - 1]));
+            before = prods[t];
+        }
+        PyObject *v = PyFloat_FromDouble(total);
+        if (v == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyTuple_SET_ITEM(out, i, v);
+    }
+done:
+    PyMem_Free(f);
+    return out;
+}

@@ -61,6 +61,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import compiled as _compiled
 from ..cards import VALUE, deck
 from ..game import Game, Phase
 from ..moves import YANIV
@@ -480,6 +481,22 @@ def _chances(
     # F[i][t]: the chance that player i is over the limit after t rounds.
     fails = [table[_state(rules, scores[s])] for s in active]
     k = len(active)
+    core = _compiled.core
+    found = None if core is None else core.win_raw(fails)
+    raw: Sequence[float] = _raw_chances(fails) if found is None else found
+    whole = sum(raw)
+    out_chances = [0.0] * n
+    for i, s in enumerate(active):
+        out_chances[s] = raw[i] / whole if whole > 0 else 1.0 / k
+    return tuple(out_chances)
+
+
+def _raw_chances(fails: list[tuple[float, ...]]) -> list[float]:
+    """Per player still in (``fails[i][t]``: its chance of being over the limit after ``t``
+    rounds), the chance of being the last one under it, a shared last round counted half;
+    ``_chances`` scales them to sum to 1. On the compiled core, ``win_raw`` (C, the same
+    floats)."""
+    k = len(fails)
     raw = [0.0] * k
     for i in range(k):
         others = [fails[j] for j in range(k) if j != i]
@@ -498,11 +515,7 @@ def _chances(
                 total += last * ((1.0 - m) + 0.5 * (m - m_before))
             before = now
         raw[i] = total
-    whole = sum(raw)
-    out_chances = [0.0] * n
-    for i, s in enumerate(active):
-        out_chances[s] = raw[i] / whole if whole > 0 else 1.0 / k
-    return tuple(out_chances)
+    return raw
 
 
 def win_probability(
