@@ -2188,7 +2188,7 @@ static PyMethodDef core_methods[] = {
     {"rollout_turn", (PyCFunction)(void (*)(void))core_rollout_turn, METH_FASTCALL,
      "rollout.py's rollout_turn at a discard-first turn start; None where it is not one."},
     {"setup_rollout", (PyCFunction)core_setup_rollout, METH_VARARGS,
-     "What rollout_turn needs of rollout.py and heuristics.py (called once, at rollout.py's import)."},
+     "What rollout_turn needs of rollout.py and heuristics.py (once, at rollout.py's import)."},
     {"win_raw", (PyCFunction)core_win_raw, METH_O,
      "utility.py's _raw_chances; None where the tables are not as it takes them."},
     {"setup_plan", (PyCFunction)core_setup_plan, METH_VARARGS,

@@ -1,16 +1,23 @@
-/* turn_plan: heuristics.py's turn_plan loop in C, the rollouts' discard-first turn.
+/* The bots' hot loops in C, each with its Python twin the reference (the same arithmetic in
+ * the same order: the same floats, the same choices, the same games):
  *
- * For each legal discard, the draw after it (a pile card, or the stock judged by the expected
- * hand) that leaves the best hand by hand_eval, with the bonus pull and the feed penalty where
- * asked: the same arithmetic in the same order as the Python loop, so the same floats and the
- * same choice (tests/test_rollout_plan.py holds the two together over random hands, piles and
- * rule sets). shed_max reads and fills heuristics.py's own table of the rule variant, asking
- * the game's lister on a miss. Where an input is not as the Python loop takes it (a weight that
- * is not a float, a discard of another type, a card out of range) it returns None and
- * turn_plan runs the Python loop.
+ *   turn_plan            heuristics.turn_plan: the rollouts' discard-first turn, each legal
+ *                        discard judged with its best draw after it (the bonus pull and the
+ *                        feed penalty where asked)
+ *   discards_after_draw  heuristics.best_discard_after_draw: the draw-first discard
+ *   rollout_turn         rollout.rollout_turn at a discard-first turn start: the call, the
+ *                        expert's aims, the plan, the moves through the compiled apply
+ *   win_raw              utility._raw_chances: the game-level utility's sums
  *
- * Included by _core.c (one translation unit: it reads the Engine's slots, classify and
- * pickable_c). */
+ * tests/test_rollout_plan.py and tests/test_master_utility.py hold each against its twin over
+ * random positions, rule sets and 2 to 8 players. shed_max reads and fills heuristics.py's own
+ * table of the rule variant, asking the lister on a miss. Where an input is not as the Python
+ * loop takes it (a weight that is not a float, a discard of another type, a card out of
+ * range, a game on the pure engine) a function returns None before changing anything and the
+ * Python twin runs.
+ *
+ * Included by _core.c (one translation unit: it reads the Engine's slots, classify,
+ * pickable_c and core_apply). */
 
 /* What turn_plan reads of heuristics.py beyond the Engine (setup_plan, at its import). */
 static struct {
@@ -19,7 +26,6 @@ static struct {
     uint64_t combining[52]; /* _COMBINING: what each natural pairs with or sits next to */
     double bonus;           /* YANIV_BONUS */
     long value[54];         /* VALUE */
-    PyObject *zero;         /* 0, the key of a single card's kind */
 } PL;
 
 static PyObject *core_setup_plan(PyObject *module, PyObject *args) {
@@ -52,7 +58,6 @@ static PyObject *core_setup_plan(PyObject *module, PyObject *args) {
             return NULL;
         }
     PL.bonus = bonus;
-    if (PL.zero == NULL && (PL.zero = PyLong_FromLong(0)) == NULL) return NULL;
     PL.ready = 1;
     Py_RETURN_NONE;
 }
@@ -440,7 +445,8 @@ typedef struct {
 } Table;
 
 static int read_table(PyObject *game, Table *tb) {
-    if (!small_int(SLOT(game, n), 2, 9, &tb->n) || !small_int(SLOT(game, to_move), 0, tb->n, &tb->p))
+    if (!small_int(SLOT(game, n), 2, 9, &tb->n) ||
+        !small_int(SLOT(game, to_move), 0, tb->n, &tb->p))
         return 0;
     tb->hands = SLOT(game, hands);
     tb->values = SLOT(game, values);
@@ -472,7 +478,8 @@ static double quick_chance(const Table *tb, long mine, PyObject *above) {
         long x = mine - cards_value(tb->known_v[s]);
         if (x < 0) continue;
         if (unseen < 0) return -1.0;
-        PyObject *table = PyTuple_GET_ITEM(above, unseen < RT.most_unseen ? unseen : RT.most_unseen);
+        long row = unseen < RT.most_unseen ? unseen : RT.most_unseen;
+        PyObject *table = PyTuple_GET_ITEM(above, row);
         if (!PyTuple_CheckExact(table)) return -1.0;
         if (x < PyTuple_GET_SIZE(table)) {
             PyObject *v = PyTuple_GET_ITEM(table, x);
@@ -490,7 +497,8 @@ static double quick_chance(const Table *tb, long mine, PyObject *above) {
 
 /* heuristics.pull_target(rules, score, others, BONUS_PULL) for seat p: 1 and the aim in
  * ``need``/``worth``, 0 for none, -1 where the rules are not as expected. */
-static int pull_of(const Table *tb, PyObject *rules, long t, int above, long *need, double *worth) {
+static int pull_of(const Table *tb, PyObject *rules, long t, int above, long *need,
+                   double *worth) {
     long score, amount = 0, aim = -1;
     PyObject *bonus = RT_RULE(rules, r_bonus);
     if (!list_long(tb->scores, tb->p, &score) || score < 0 || bonus == NULL ||
