@@ -68,10 +68,16 @@ class World:
         (``seed``: its refills and later deals; None draws one). ``like``: the game of another
         world of the same view, as this method built it: this one is then a copy of it with
         this world's hidden cards, the position not checked again (a search builds hundreds
-        of worlds of one view)."""
+        of worlds of one view; a game moved on, or plainly of another view, is not copied)."""
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
-        if like is not None and is_whole(seed) and not like.moves:
+        if (
+            like is not None
+            and is_whole(seed)
+            and not like.moves
+            and (like.n, like.round_no, like.phase, like.scores)
+            == (view.n, view.round_no, view.phase, list(view.scores))
+        ):
             return like._with_hidden(self.hands, self.stock, seed)
         phase = view.phase
         drawn = _drawn(view) if phase in (Phase.DISCARD, Phase.SLAP) else None

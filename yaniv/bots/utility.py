@@ -481,7 +481,7 @@ def _chances(
     # F[i][t]: the chance that player i is over the limit after t rounds.
     fails = [table[_state(rules, scores[s])] for s in active]
     k = len(active)
-    core = _compiled.core
+    core = _compiled.choose(None)
     found = None if core is None else core.win_raw(fails)
     raw: Sequence[float] = _raw_chances(fails) if found is None else found
     whole = sum(raw)
