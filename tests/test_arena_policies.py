@@ -95,20 +95,12 @@ def test_the_command_line_seats_classes_and_functions(policies: str, tmp_path: P
         app,
         [
             "arena",
-            "--bot",
-            f"{policies}:Greedy",
-            "--bot",
-            f"{policies}:Unseeded",
-            "--bot",
-            f"{policies}:last_move",
-            "--players",
-            "3",
-            "--games",
-            "6",
-            "--json",
-            str(out),
+            "--bot", f"{policies}:Greedy",
+            "--bot", f"{policies}:Unseeded",
+            "--bot", f"{policies}:last_move",
+            "--players", "3", "--games", "6", "--json", str(out),
         ],
-    )
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["errors"] == [] and report["capped"] == 0
