@@ -122,7 +122,7 @@ def test_a_run_with_a_journal_dir_again_plays_no_game_twice(
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == [
         "base-2p-vs-expert-standard-seed6.jsonl",
-        "variant-z=1.0-2p-vs-expert-standard-seed6.jsonl",  # z by its value,
+        "variant-z=1.0-2p-vs-expert-standard-seed6.jsonl",  # z=1 named by its value
     ]
 
     asked: list[PlayerView] = []
