@@ -26,12 +26,12 @@ pytestmark = pytest.mark.skipif(
 
 
 def positions(
-    rng: random.Random, games: int, draw_first: bool = False, phase: Phase = Phase.START
+    rng: random.Random, count: int, draw_first: bool = False, phase: Phase = Phase.START
 ) -> list[Game]:
-    """Positions in ``phase`` of random games (random moves) of random rule sets, draw-first
-    or not, copied as they stood."""
+    """``count`` positions in ``phase`` of random games (random moves) of random rule sets,
+    draw-first or not, copied as they stood."""
     found: list[Game] = []
-    while len(found) < games * 8:
+    while len(found) < count:
         rules = random_rules(rng)
         players = rng.randint(2, 8)
         if rules.draw_first != draw_first or not fits(rules, players):
@@ -65,14 +65,14 @@ def both(g: Game, rng: random.Random) -> None:
 
 def test_the_compiled_plan_is_the_python_plan_over_random_positions() -> None:
     rng = random.Random(11)
-    for g in positions(rng, 200):
+    for g in positions(rng, 1600):
         for _ in range(3):
             both(g, rng)
 
 
 def test_the_compiled_discard_after_a_draw_is_the_python_one() -> None:
     rng = random.Random(12)
-    games = positions(rng, 100, draw_first=True, phase=Phase.DISCARD)
+    games = positions(rng, 800, draw_first=True, phase=Phase.DISCARD)
     assert sum(g.drawn >= 0 for g in games) > 100  # pile draws too, whose card is not laid
     for g in games:
         p = g.to_move
@@ -145,7 +145,7 @@ def test_rollouts_on_the_two_loops_are_the_same_games(
     monkeypatch: pytest.MonkeyPatch, draw_first: bool
 ) -> None:
     rng = random.Random(5)
-    for g in positions(rng, 40, draw_first):
+    for g in positions(rng, 320, draw_first):
         me = rng.choice([-1, g.to_move, rng.randrange(g.n)])
         assert me is not None
         w_me = rng.choice([0.8, 1.0, rng.uniform(0.0, 1.5)])
