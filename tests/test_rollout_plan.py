@@ -1,6 +1,7 @@
 """The rollouts' turns in C (yaniv/_plan.c) against the Python loops, which stay the reference:
 the discard-first turn's plan (``heuristics.turn_plan``) and whole turn
-(``rollout.rollout_turn``), and the draw-first discard (``heuristics.best_discard_after_draw``).
+(``rollout.rollout_turn``), the draw-first draw (``heuristics.draw_first_choice``) and discard
+(``heuristics.best_discard_after_draw``).
 They must give the same judgements (the same floats), the very same discard objects and the
 same draws, over random positions, rule sets, weights, bonus pulls and feed penalties; and
 whole rollouts on the two must be the same games. Skipped where the core is not built (as
@@ -88,6 +89,24 @@ def test_the_compiled_discard_after_a_draw_is_the_python_one() -> None:
             assert all(a is b for (_, a), (_, b) in zip(got, expected, strict=True))
 
 
+def test_the_compiled_draw_first_draw_is_the_python_one() -> None:
+    rng = random.Random(13)
+    for g in positions(rng, 800, draw_first=True):
+        p = g.to_move
+        assert p is not None
+        for _ in range(2):
+            w = rng.choice([H.SHED_WEIGHT, 1.0, rng.uniform(0.0, 1.5)])
+            pull = rng.choice([None, (rng.randint(1, 50), rng.uniform(0.0, 30.0))])
+            feed = rng.choice([0.0, 1.0])
+            collects = rng.choice([0, g.known[(p + 1) % g.n]])
+            stock_ok = bool(g.stock) and rng.random() < 0.8
+            args = (g.hands[p], g.values[p], g.pickable, stock_ok, g.rules, w, collects, feed, pull)
+            if not stock_ok and not g.pickable:
+                continue  # nothing to draw
+            expected = H.draw_first_choice(*args, compiled=False)
+            assert H.draw_first_choice(*args, compiled=True) == expected
+
+
 def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> None:
     core = compiled.AVAILABLE
     assert core is not None
@@ -114,6 +133,12 @@ def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> N
     assert listed is not None and len(listed) == len(lister(hand))  # a stock draw: every one
     for at, odd in ((9, 1), (6, 54), (0, [*lister(hand)])):
         assert core.discards_after_draw(*after[:at], odd, *after[at + 1 :]) is None
+    first = [lister(hand), lister, table, g.pickable, rules, hand, g.values[p], True, 0.55]
+    first += [0, 1.0, -1, 0.0]
+    drawn = core.draw_first_choice(*first)
+    assert drawn == -1 or drawn in g.pickable  # the stock, or a pile card: not a fall-back
+    for at, odd in ((10, 1), (3, [*g.pickable]), (11, "need")):
+        assert core.draw_first_choice(*first[:at], odd, *first[at + 1 :]) is None
 
 
 def test_the_compiled_turn_makes_the_turn_and_leaves_the_rest_to_python() -> None:

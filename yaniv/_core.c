@@ -25,6 +25,7 @@
  *   SeatBuffers, play_random   the environments' step (_envstep.c)
  *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
  *   discards_after_draw   heuristics.py's ``best_discard_after_draw``: draw-first (_plan.c)
+ *   draw_first_choice     heuristics.py's ``draw_first_choice``: the draw-first draw (_plan.c)
  *   rollout_turn   rollout.py's ``rollout_turn`` at a discard-first turn start (_plan.c)
  *   win_raw        utility.py's ``_raw_chances``: the game-level utility's sums (_plan.c)
  */
@@ -37,7 +38,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 14
+#define CORE_ABI 15
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2185,6 +2186,8 @@ static PyMethodDef core_methods[] = {
      "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
     {"discards_after_draw", (PyCFunction)(void (*)(void))core_discards_after_draw, METH_FASTCALL,
      "heuristics.py's best_discard_after_draw; None where an input is not as it takes it."},
+    {"draw_first_choice", (PyCFunction)(void (*)(void))core_draw_first_choice, METH_FASTCALL,
+     "heuristics.py's draw_first_choice; None where an input is not as it takes it."},
     {"rollout_turn", (PyCFunction)(void (*)(void))core_rollout_turn, METH_FASTCALL,
      "rollout.py's rollout_turn at a discard-first turn start; None where it is not one."},
     {"setup_rollout", (PyCFunction)core_setup_rollout, METH_VARARGS,

@@ -360,6 +360,121 @@ done:
     return out;
 }
 
+/* The judgement of the best discard of ``hand`` (value ``value``) just after drawing
+ * ``drawn``, as best_discard_after_draw's first entry (pulled_discards' where ``need`` >= 0),
+ * 1e9 where none may be laid; 0 or PLAN_*. */
+static int after_draw_best(const PlanIn *in, uint64_t hand, long value, long drawn,
+                           double feed_weight, double *out) {
+    PyObject *key = PyLong_FromUnsignedLongLong(hand);
+    if (key == NULL) return PLAN_ERROR;
+    PyObject *discards = PyObject_CallOneArg(in->lister, key);
+    Py_DECREF(key);
+    if (discards == NULL) return PLAN_ERROR;
+    int rc = PyTuple_Check(discards) ? 0 : PLAN_OTHER;
+    double best = 1e9;
+    int any = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyTuple_GET_SIZE(discards); i++) {
+        PyObject *d = PyTuple_GET_ITEM(discards, i), *cards;
+        uint64_t mask;
+        long shed_v, only;
+        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v) ||
+            (cards = SLOT(d, d_cards)) == NULL || !PyTuple_CheckExact(cards)) {
+            rc = PLAN_OTHER;
+            break;
+        }
+        if (mask == hand) continue;
+        if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
+            only == drawn)
+            continue;
+        long v = value - shed_v, ms = plan_shed(in->shed, in->lister, hand ^ mask);
+        if (ms < 0) {
+            rc = (int)ms;
+            break;
+        }
+        double e = (double)v - in->w * (double)ms;
+        if (v <= in->t) e -= PL.bonus;
+        if (feed_weight != 0.0) {
+            double penalty;
+            rc = plan_feed(d, in->rules, in->collects, feed_weight, &penalty);
+            if (rc < 0) break;
+            e += penalty;
+        }
+        if (in->need >= 0) e = e - (v == in->need ? in->worth : 0.0);
+        if (!any || e < best) best = e;
+        any = 1;
+    }
+    Py_DECREF(discards);
+    *out = best;
+    return rc;
+}
+
+/* draw_first_choice(discards, lister, shed, pickable, rules, hand, value, stock_ok, w,
+ * collects, feed_weight, need, worth) -> the draw of heuristics.draw_first_options (``need``
+ * -1) or of pulled_draw_first: the first best, -1 for the stock; None (the Python's). */
+static PyObject *core_draw_first_choice(PyObject *module, PyObject *const *args,
+                                        Py_ssize_t nargs) {
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "draw_first_choice takes 13 arguments");
+        return NULL;
+    }
+    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[4]};
+    in.stock_ok = flag(args[7]);
+    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
+        !plan_pickable(&in, args[3]) || Py_TYPE(in.rules) != E.rules_t ||
+        !mask_value(args[5], &in.hand) || !small_int(args[6], -1000000, 1000000, &in.value) ||
+        in.stock_ok < 0 || !PyFloat_CheckExact(args[8]) || !mask_value(args[9], &in.collects) ||
+        !PyFloat_CheckExact(args[10]) || !small_int(args[11], -1, 1000000, &in.need) ||
+        !PyFloat_CheckExact(args[12]) ||
+        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
+        Py_RETURN_NONE;
+    in.w = PyFloat_AS_DOUBLE(args[8]);
+    in.worth = PyFloat_AS_DOUBLE(args[12]);
+    double feed_weight = PyFloat_AS_DOUBLE(args[10]), chosen_e = 0.0;
+    long chosen = -2; /* none yet */
+    if (in.stock_ok) {
+        double best = 1e9;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in.discards); i++) {
+            PyObject *d = PyTuple_GET_ITEM(in.discards, i);
+            uint64_t mask;
+            long shed_v;
+            if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+                !small_int(SLOT(d, d_value), 0, 1000000, &shed_v))
+                Py_RETURN_NONE;
+            if (mask == in.hand) continue;
+            long vr = in.value - shed_v, ms = plan_shed(in.shed, in.lister, in.hand ^ mask);
+            if (ms == PLAN_ERROR) return NULL;
+            if (ms == PLAN_OTHER) Py_RETURN_NONE;
+            double e = plan_stock(ms, vr, in.t, in.w);
+            if (in.need >= 0 && in.need - vr >= 0 && in.need - vr <= 10)
+                e -= in.worth * PL.dist[in.need - vr];
+            if (e < best) best = e;
+        }
+        if (best == 1e9) { /* a single card: whatever is drawn, one of the two goes */
+            long ms = plan_shed(in.shed, in.lister, in.hand);
+            if (ms == PLAN_ERROR) return NULL;
+            if (ms == PLAN_OTHER) Py_RETURN_NONE;
+            best = plan_stock(ms, in.value, in.t, in.w);
+        }
+        chosen = -1;
+        chosen_e = best;
+    }
+    for (Py_ssize_t j = 0; j < in.npick; j++) {
+        long c = in.cards[j];
+        double e;
+        int rc = after_draw_best(&in, in.hand | (uint64_t)1 << c, in.value + PL.value[c], c,
+                                 feed_weight, &e);
+        if (rc == PLAN_ERROR) return NULL;
+        if (rc == PLAN_OTHER) Py_RETURN_NONE;
+        if (chosen == -2 || e < chosen_e) { /* list.sort's first of equals: the earliest */
+            chosen = c;
+            chosen_e = e;
+        }
+    }
+    if (chosen == -2) Py_RETURN_NONE; /* nothing to draw: the Python's to say so */
+    return PyLong_FromLong(chosen);
+}
+
 /* ------------------------------------------------------------------ rollout_turn
  *
  * rollout.py's rollout_turn for a discard-first turn start on the compiled engine: the call

@@ -374,6 +374,43 @@ def draw_first_options(
     return out
 
 
+def draw_first_choice(
+    hand: int,
+    value: int,
+    pickable_cards: tuple[Card, ...],
+    stock_ok: bool,
+    rules: RuleSet,
+    w: float,
+    collects: int = 0,
+    feed_weight: float = 0.0,
+    pull: tuple[int, float] | None = None,
+    compiled: bool | None = None,
+) -> Card | None:
+    """Draw first, at the start of a turn: the draw (None: the stock) that
+    ``draw_first_options`` puts first, or with ``pull`` (need, worth) ``pulled_draw_first``
+    (whose discards weigh the feed penalty at 1): the rollouts' draw. On the compiled core in C
+    (``_plan.c``), the same judgements (``compiled``: as ``yaniv.compiled`` chooses)."""
+    core = _compiled.choose(compiled)
+    if core is not None:
+        lister = discards_of(rules)
+        need, worth = pull if pull is not None else (-1, 0.0)
+        found = core.draw_first_choice(
+            lister(hand), lister, _shed_table(rules), pickable_cards, rules, hand, value,
+            stock_ok, w, collects, 1.0 if pull is not None else feed_weight, need, worth,
+        )  # fmt: skip
+        if found is not None:
+            return None if found < 0 else cast(Card, found)
+    if pull is None:
+        opts = draw_first_options(
+            hand, value, pickable_cards, stock_ok, rules, DECK_DIST, collects, feed_weight, w
+        )
+    else:
+        opts = pulled_draw_first(
+            hand, value, pickable_cards, stock_ok, rules, DECK_DIST, collects, w, *pull
+        )
+    return opts[0][1]
+
+
 # ------------------------------------------------------------------ the bonus pull (R18)
 
 #: Weight of the bonus pull (R18): aiming the hand I hold after my turn at the value that lands

@@ -150,15 +150,7 @@ def rollout_turn(
             g.apply(SLAPS[g.drawn])
         return
     feed = 1.0 if like_expert else 0.0
-    if pull is None:
-        opts = H.draw_first_options(
-            hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, collects, feed, w
-        )
-    else:
-        opts = H.pulled_draw_first(
-            hand, value, g.pickable, stock_ok, rules, H.DECK_DIST, collects, w, *pull
-        )
-    card = opts[0][1]
+    card = H.draw_first_choice(hand, value, g.pickable, stock_ok, rules, w, collects, feed, pull)
     g.apply(DRAW_STOCK if card is None else DRAWS[card])
     discard_after_draw(g, w, like_expert)
 
