@@ -276,6 +276,36 @@ static PyObject *core_turn_plan(PyObject *module, PyObject *const *args, Py_ssiz
     return out;
 }
 
+/* One discard of best_discard_after_draw: its judgement in ``e`` and 1, or 0 where it is
+ * not judged (the whole hand, or the card just taken from the pile laid alone), or PLAN_*.
+ * ``in`` gives the lister, shed table, rules, threshold, weight and the cards collected. */
+static int judge_after_draw(const PlanIn *in, PyObject *d, uint64_t hand, long value,
+                            long drawn, double feed_weight, double *e) {
+    PyObject *cards;
+    uint64_t mask;
+    long shed_v, only;
+    if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+        !small_int(SLOT(d, d_value), 0, 1000000, &shed_v) || (cards = SLOT(d, d_cards)) == NULL ||
+        !PyTuple_CheckExact(cards))
+        return PLAN_OTHER;
+    if (mask == hand) return 0; /* a turn keeps a card */
+    if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
+        only == drawn)
+        return 0; /* the card just taken from the pile is not laid again */
+    long v = value - shed_v, ms = plan_shed(in->shed, in->lister, hand ^ mask);
+    if (ms < 0) return (int)ms;
+    *e = (double)v - in->w * (double)ms;
+    if (v <= in->t) *e -= PL.bonus;
+    if (feed_weight != 0.0) {
+        double penalty;
+        int rc = plan_feed(d, in->rules, in->collects, feed_weight, &penalty);
+        if (rc < 0) return rc;
+        *e += penalty;
+    }
+    if (in->need >= 0) *e = *e - (v == in->need ? in->worth : 0.0); /* pulled_discards */
+    return 1;
+}
+
 /* discards_after_draw(discards, lister, shed, rules, hand, value, drawn, w, collects,
  * feed_weight) -> [(judgement, discard), ...] best first (a stable sort, as list.sort), or
  * None (the Python loop's): heuristics.best_discard_after_draw, the draw-first discard. */
@@ -285,17 +315,19 @@ static PyObject *core_discards_after_draw(PyObject *module, PyObject *const *arg
         PyErr_SetString(PyExc_TypeError, "discards_after_draw takes 10 arguments");
         return NULL;
     }
-    PyObject *discards = args[0], *lister = args[1], *shed = args[2], *rules = args[3];
-    uint64_t hand, collects;
-    long value, drawn, t;
-    if (!PL.ready || !E.ready || !PyTuple_Check(discards) || !PyDict_CheckExact(shed) ||
-        Py_TYPE(rules) != E.rules_t || !mask_value(args[4], &hand) ||
-        !small_int(args[5], -1000000, 1000000, &value) || !small_int(args[6], -1, 54, &drawn) ||
-        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &collects) ||
-        !PyFloat_CheckExact(args[9]) || !small_int(RULE(rules, threshold), -1000000, 1000000, &t))
+    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[3]};
+    long drawn;
+    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
+        Py_TYPE(in.rules) != E.rules_t || !mask_value(args[4], &in.hand) ||
+        !small_int(args[5], -1000000, 1000000, &in.value) || !small_int(args[6], -1, 54, &drawn) ||
+        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &in.collects) ||
+        !PyFloat_CheckExact(args[9]) ||
+        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
         Py_RETURN_NONE;
-    double w = PyFloat_AS_DOUBLE(args[7]), feed_weight = PyFloat_AS_DOUBLE(args[9]);
-    Py_ssize_t n = PyTuple_GET_SIZE(discards), kept = 0;
+    in.w = PyFloat_AS_DOUBLE(args[7]);
+    in.need = -1; /* no pull: pulled_discards is Python's */
+    double feed_weight = PyFloat_AS_DOUBLE(args[9]);
+    Py_ssize_t n = PyTuple_GET_SIZE(in.discards), kept = 0;
     double *judged = PyMem_Malloc((n + 1) * sizeof *judged);
     PyObject **which = PyMem_Malloc((n + 1) * sizeof *which);
     PyObject *out = NULL;
@@ -304,38 +336,15 @@ static PyObject *core_discards_after_draw(PyObject *module, PyObject *const *arg
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *d = PyTuple_GET_ITEM(discards, i), *cards;
-        uint64_t mask;
-        long shed_v, only;
-        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
-            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v) ||
-            (cards = SLOT(d, d_cards)) == NULL || !PyTuple_CheckExact(cards)) {
+        PyObject *d = PyTuple_GET_ITEM(in.discards, i);
+        double e;
+        int rc = judge_after_draw(&in, d, in.hand, in.value, drawn, feed_weight, &e);
+        if (rc == PLAN_ERROR) goto done;
+        if (rc == PLAN_OTHER) {
             out = Py_NewRef(Py_None);
             goto done;
         }
-        if (mask == hand) continue; /* a turn keeps a card */
-        if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
-            only == drawn)
-            continue; /* the card just taken from the pile is not laid again */
-        long v = value - shed_v;
-        long ms = plan_shed(shed, lister, hand ^ mask);
-        if (ms == PLAN_ERROR) goto done;
-        if (ms == PLAN_OTHER) {
-            out = Py_NewRef(Py_None);
-            goto done;
-        }
-        double e = (double)v - w * (double)ms;
-        if (v <= t) e -= PL.bonus;
-        if (feed_weight != 0.0) {
-            double penalty;
-            int rc = plan_feed(d, rules, collects, feed_weight, &penalty);
-            if (rc == PLAN_ERROR) goto done;
-            if (rc == PLAN_OTHER) {
-                out = Py_NewRef(Py_None);
-                goto done;
-            }
-            e += penalty;
-        }
+        if (!rc) continue;
         /* insertion in order, after its equals: list.sort's stable order */
         Py_ssize_t j = kept++;
         while (j > 0 && judged[j - 1] > e) {
@@ -361,8 +370,8 @@ done:
 }
 
 /* The judgement of the best discard of ``hand`` (value ``value``) just after drawing
- * ``drawn``, as best_discard_after_draw's first entry (pulled_discards' where ``need`` >= 0),
- * 1e9 where none may be laid; 0 or PLAN_*. */
+ * ``drawn``, as best_discard_after_draw's first entry (pulled_discards' where ``in->need``
+ * >= 0), 1e9 where none may be laid; 0 or PLAN_*. */
 static int after_draw_best(const PlanIn *in, uint64_t hand, long value, long drawn,
                            double feed_weight, double *out) {
     PyObject *key = PyLong_FromUnsignedLongLong(hand);
@@ -370,39 +379,17 @@ static int after_draw_best(const PlanIn *in, uint64_t hand, long value, long dra
     PyObject *discards = PyObject_CallOneArg(in->lister, key);
     Py_DECREF(key);
     if (discards == NULL) return PLAN_ERROR;
-    int rc = PyTuple_Check(discards) ? 0 : PLAN_OTHER;
+    int rc = PyTuple_Check(discards) ? 0 : PLAN_OTHER, any = 0;
     double best = 1e9;
-    int any = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < PyTuple_GET_SIZE(discards); i++) {
-        PyObject *d = PyTuple_GET_ITEM(discards, i), *cards;
-        uint64_t mask;
-        long shed_v, only;
-        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
-            !small_int(SLOT(d, d_value), 0, 1000000, &shed_v) ||
-            (cards = SLOT(d, d_cards)) == NULL || !PyTuple_CheckExact(cards)) {
-            rc = PLAN_OTHER;
-            break;
+        double e;
+        int judged = judge_after_draw(in, PyTuple_GET_ITEM(discards, i), hand, value, drawn,
+                                      feed_weight, &e);
+        if (judged < 0) rc = judged;
+        else if (judged && (!any || e < best)) {
+            best = e;
+            any = 1;
         }
-        if (mask == hand) continue;
-        if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
-            only == drawn)
-            continue;
-        long v = value - shed_v, ms = plan_shed(in->shed, in->lister, hand ^ mask);
-        if (ms < 0) {
-            rc = (int)ms;
-            break;
-        }
-        double e = (double)v - in->w * (double)ms;
-        if (v <= in->t) e -= PL.bonus;
-        if (feed_weight != 0.0) {
-            double penalty;
-            rc = plan_feed(d, in->rules, in->collects, feed_weight, &penalty);
-            if (rc < 0) break;
-            e += penalty;
-        }
-        if (in->need >= 0) e = e - (v == in->need ? in->worth : 0.0);
-        if (!any || e < best) best = e;
-        any = 1;
     }
     Py_DECREF(discards);
     *out = best;
