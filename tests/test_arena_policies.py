@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -188,16 +189,13 @@ class _Refuses:
 
 def test_evaluate_journals_an_object_under_its_name(tmp_path: Path) -> None:
     journal = tmp_path / "medium.jsonl"
-    first = evaluate(
-        MediumBot, against=["easy"], games=6, seed=2, journal=journal, name="medium-copy"
-    )
+    against_easy = functools.partial(evaluate, against=["easy"], seed=2)
+    first = against_easy(MediumBot, games=6, journal=journal, name="medium-copy")
     assert not arena._OBJECTS
     header = json.loads(journal.read_text().splitlines()[0])
     assert header["lineup"] == ["medium-copy", "easy"]
     # run again: every game is read back, none played (the policy would fail if asked)
-    again = evaluate(
-        _Refuses(), against=["easy"], games=6, seed=2, journal=journal, name="medium-copy"
-    )
+    again = against_easy(_Refuses(), games=6, journal=journal, name="medium-copy")
     assert again.errors == []  # the arena would count a raise as the policy's error
     assert (again.wins, again.games, again.report["journal_games"]) == (first.wins, 6, 6)
     played = ("wins", "rounds", "mean_round_points", "yaniv_calls")
@@ -205,14 +203,12 @@ def test_evaluate_journals_an_object_under_its_name(tmp_path: Path) -> None:
         again.report["bots"][0][k] for k in played
     ]
     # a longer run plays the games past the journal's only, the same as an unbroken run
-    longer = evaluate(
-        MediumBot, against=["easy"], games=8, seed=2, journal=journal, name="medium-copy"
-    )
-    unbroken = evaluate(MediumBot, against=["easy"], games=8, seed=2)
+    longer = against_easy(MediumBot, games=8, journal=journal, name="medium-copy")
+    unbroken = against_easy(MediumBot, games=8)
     assert longer.report["journal_games"] == 6 and longer.wins == unbroken.wins
     # another name is another policy: its games are not these
     with pytest.raises(YanivError, match="of another run"):
-        evaluate(MediumBot, against=["easy"], games=6, seed=2, journal=journal, name="other")
+        against_easy(MediumBot, games=6, journal=journal, name="other")
     assert len(journal.read_text().splitlines()) == 9  # the header and 8 games, unchanged
     assert not arena._OBJECTS
 
@@ -237,24 +233,11 @@ def test_a_journal_of_an_object_needs_a_name_and_a_name_is_a_word_not_taken(
 
 def test_compare_with_journals_reads_both_policies_games_back(tmp_path: Path) -> None:
     journals = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
-    c = compare(
-        EasyBot,
-        "random",
-        against=["random"],
-        games=12,
-        seed=3,
-        journals=journals,
-        names=("easy-copy", None),
+    on_the_journals = functools.partial(
+        compare, against=["random"], games=12, seed=3, journals=journals, names=("easy-copy", None)
     )
-    again = compare(
-        _Refuses(),
-        "random",
-        against=["random"],
-        games=12,
-        seed=3,
-        journals=journals,
-        names=("easy-copy", None),
-    )
+    c = on_the_journals(EasyBot, "random")
+    again = on_the_journals(_Refuses(), "random")
     assert (again.difference, again.ci95, again.changed) == (c.difference, c.ci95, c.changed)
     assert again.a.errors == [] and again.a.report["journal_games"] == 12
     assert again.b.report["journal_games"] == 12
