@@ -124,6 +124,30 @@ def test_games_are_the_same_for_hypothesis_rule_sets(
         play_both(rules, players, seed, moves=400)
 
 
+def test_draw_first_draws_and_discards_are_made_by_the_core_not_handed_to_game_py() -> None:
+    def pure_applies(compiled: bool) -> int:
+        """Moves made by game.py's ``_apply`` in 200 random draw-first moves (no calls)."""
+        g = Game.new(RuleSet.preset("draw_first"), 3, seed=4, compiled=compiled)
+        rng = random.Random(4)
+        seen: list[object] = []
+
+        def watch(frame: Any, event: str, arg: object) -> None:
+            if event == "call" and frame.f_code is Game._apply.__code__:
+                seen.append(frame)
+
+        sys.setprofile(watch)
+        try:
+            for _ in range(200):
+                legal = [m for m in g.legal_moves() if m != YANIV]
+                g.apply(legal[rng.randrange(len(legal))])
+        finally:
+            sys.setprofile(None)
+        return len(seen)
+
+    assert pure_applies(compiled=False) == 200  # the watch sees game.py's moves
+    assert pure_applies(compiled=True) == 0
+
+
 def test_a_record_replays_to_the_same_game_on_either_path() -> None:
     pure, fast = play_both(RuleSet.preset("standard"), 4, seed=7, moves=5000)
     assert pure.is_over

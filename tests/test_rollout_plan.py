@@ -1,7 +1,7 @@
 """The rollouts' turns in C (yaniv/_plan.c) against the Python loops, which stay the reference:
 the discard-first turn's plan (``heuristics.turn_plan``) and whole turn
-(``rollout.rollout_turn``), the draw-first draw (``heuristics.draw_first_choice``) and discard
-(``heuristics.best_discard_after_draw``).
+(``rollout.rollout_turn``, either turn order), the draw-first draw
+(``heuristics.draw_first_choice``) and discard (``heuristics.best_discard_after_draw``).
 They must give the same judgements (the same floats), the very same discard objects and the
 same draws, over random positions, rule sets, weights, bonus pulls and feed penalties; and
 whole rollouts on the two must be the same games. Skipped where the core is not built (as
@@ -19,6 +19,7 @@ from yaniv import Game, Phase, compiled
 from yaniv.bots import heuristics as H
 from yaniv.bots import rollout
 from yaniv.bots.rollout import rollout_turn
+from yaniv.moves import Discard, Draw
 from yaniv.rules import RuleSet
 
 pytestmark = pytest.mark.skipif(
@@ -89,6 +90,35 @@ def test_the_compiled_discard_after_a_draw_is_the_python_one() -> None:
             assert all(a is b for (_, a), (_, b) in zip(got, expected, strict=True))
 
 
+def test_the_compiled_choice_after_a_draw_is_the_python_one_ties_included() -> None:
+    rng = random.Random(14)
+    ties = 0
+    for g in positions(rng, 600, draw_first=True, phase=Phase.DISCARD):
+        p = g.to_move
+        assert p is not None
+        hand, value = g.hands[p], g.values[p]
+        for _ in range(4):
+            w = rng.choice([H.SHED_WEIGHT, 1.0, rng.uniform(0.0, 1.5)])
+            feed = rng.choice([0.0, 1.0])
+            collects = rng.choice([0, g.known[(p + 1) % g.n]])
+            args = (hand, value, g.drawn, g.rules, collects, feed, w)
+            ds = H.best_discard_after_draw(*args, compiled=False)
+            pull: tuple[int, float] | None = None
+            if len(ds) > 1 and rng.random() < 0.8:
+                # a pull toward a later discard's hand, worth what puts it level with the first
+                (e0, _), (e, d) = ds[0], ds[rng.randrange(1, len(ds))]
+                need = value - d.value
+                pull = (need, e - e0) if need > 0 else None
+                if pull is not None and rng.random() < 0.3:
+                    pull = (need, rng.uniform(0.0, 2 * (e - e0)))
+            expected = H.after_draw_choice(*args, pull, compiled=False)
+            assert H.after_draw_choice(*args, pull, compiled=True) is expected
+            if pull is not None:
+                pulled = H.pulled_discards(ds, value, *pull)
+                ties += len(pulled) > 1 and pulled[0][0] == pulled[1][0]
+    assert ties > 50  # level judgements after the pull, broken as the two stable sorts break them
+
+
 def test_the_compiled_draw_first_draw_is_the_python_one() -> None:
     rng = random.Random(13)
     for g in positions(rng, 800, draw_first=True):
@@ -139,6 +169,12 @@ def test_the_compiled_plan_answers_itself_and_leaves_odd_inputs_to_python() -> N
     assert drawn == -1 or drawn in g.pickable  # the stock, or a pile card: not a fall-back
     for at, odd in ((10, 1), (3, [*g.pickable]), (11, "need")):
         assert core.draw_first_choice(*first[:at], odd, *first[at + 1 :]) is None
+    choice = [lister(hand), lister, table, rules, hand, g.values[p], -1, 0.55, 0, 1.0, -1, 0.0]
+    assert core.after_draw_choice(*choice) in lister(hand)  # not a silent fall-back
+    for at, odd in ((7, 1), (6, 54), (10, "need"), (0, [*lister(hand)])):
+        assert core.after_draw_choice(*choice[:at], odd, *choice[at + 1 :]) is None
+    with pytest.raises(ValueError, match="no legal discard of the hand 0x1 after drawing 0"):
+        H.after_draw_choice(1, 1, 0, rules, compiled=True)  # its one card was just drawn
 
 
 def test_the_compiled_turn_makes_the_turn_and_leaves_the_rest_to_python() -> None:
@@ -150,11 +186,12 @@ def test_the_compiled_turn_makes_the_turn_and_leaves_the_rest_to_python() -> Non
     args = (p, 0.55, H.SHED_WEIGHT, True, True, True, *tables)
     assert core.rollout_turn(g, *args) is True and g.to_move != p  # not a silent fall-back
     assert len(g.moves) == 2
-    pure = Game.new(RuleSet(), 3, 5, compiled=False)
     drawing_first = Game.new(RuleSet(draw_first=True), 3, 5)
-    for odd in (pure, drawing_first):
-        before = odd.fingerprint()
-        assert core.rollout_turn(odd, *args) is None and odd.fingerprint() == before
+    assert core.rollout_turn(drawing_first, *args) is True and drawing_first.to_move != p
+    assert [type(m) for _, m in drawing_first.moves] == [Draw, Discard]  # drew, then laid
+    pure = Game.new(RuleSet(), 3, 5, compiled=False)
+    before = pure.fingerprint()
+    assert core.rollout_turn(pure, *args) is None and pure.fingerprint() == before
     assert core.rollout_turn(g, p, 1, *args[2:]) is None  # a weight that is not a float
 
 

@@ -25,8 +25,10 @@
  *   SeatBuffers, play_random   the environments' step (_envstep.c)
  *   turn_plan      heuristics.py's ``turn_plan``: the rollouts' discard-first turn (_plan.c)
  *   discards_after_draw   heuristics.py's ``best_discard_after_draw``: draw-first (_plan.c)
+ *   after_draw_choice     heuristics.py's ``after_draw_choice``: the rollouts' draw-first
+ *                         discard (_plan.c)
  *   draw_first_choice     heuristics.py's ``draw_first_choice``: the draw-first draw (_plan.c)
- *   rollout_turn   rollout.py's ``rollout_turn`` at a discard-first turn start (_plan.c)
+ *   rollout_turn   rollout.py's ``rollout_turn`` at a turn start (_plan.c)
  *   win_raw        utility.py's ``_raw_chances``: the game-level utility's sums (_plan.c)
  */
 
@@ -38,7 +40,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 15
+#define CORE_ABI 16
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -511,13 +513,15 @@ static PyObject *core_shuffle(PyObject *module, PyObject *const *args, Py_ssize_
 
 /* ------------------------------------------------------------------ Game.apply, legal_moves
  *
- * game.py's ``apply`` and ``legal_moves`` for the common turns of a discard-first game: a
- * discard, a draw from the pile or the stock (with the refill made by game.py's ``_refill``),
- * a Yaniv call (its showdown is game.py's ``_showdown``). Everything else, and anything not
+ * game.py's ``apply`` for the common moves: a discard, a draw from the pile or the stock
+ * (with the refill made by game.py's ``_refill``), either turn order (discard first, or
+ * draw_first's draw and then its discard), and a Yaniv call (its showdown is game.py's
+ * ``_showdown``); ``legal_moves`` for a discard-first game. Everything else, and anything not
  * laid out as game.py lays it out (a subclass, a list replaced by another type, a seat out of
  * range), goes to the pure-Python method before anything changes, so the two give the same
- * game in every case: draw-first turns, slapdown's stock draws, slaps and passes, moves after
- * the round. The Game's slots are read at their offsets, found once from the class. */
+ * game in every case: slapdown's stock draws in a discard-first game, slaps and passes, moves
+ * after the round, draw-first's legal moves. The Game's slots are read at their offsets,
+ * found once from the class. */
 
 typedef struct {
     int ready;
@@ -529,9 +533,9 @@ typedef struct {
         r_threshold, r_above, r_jokers_in_sets, r_joker_pair, r_max_set, r_run_naturals,
         r_joker_in_run;
     PyTypeObject *discard_t, *draw_t, *yaniv_t, *rules_t;
-    PyObject *discarded, *drew, *phase_start, *phase_draw, *value, *classify, *pickable_of,
-        *yaniv, *draw_stock, *draws, *draws_of, *pure_apply, *pure_legal, *single, *broken,
-        *minus_one, *s_stock, *s_pile, *s_off;
+    PyObject *discarded, *drew, *phase_start, *phase_draw, *phase_discard, *value, *classify,
+        *pickable_of, *yaniv, *draw_stock, *draws, *draws_of, *pure_apply, *pure_legal, *single,
+        *broken, *minus_one, *s_stock, *s_pile, *s_off, *no_cards;
     Py_ssize_t draws_limit;
 } Engine;
 
@@ -826,7 +830,11 @@ static PyObject *do_discard(PyObject *game, Seat *s, PyObject *move, PyObject *r
     int rc = PyList_Append(SLOT(game, events), event);
     Py_DECREF(event);
     if (rc < 0) goto done;
-    set_slot(game, E.phase, Py_NewRef(E.phase_draw));
+    if (RULE(rules, draw_first) == Py_True) { /* the discard ends a draw-first turn */
+        if (end_turn(game, s->p, s->n) < 0) goto done;
+    } else {
+        set_slot(game, E.phase, Py_NewRef(E.phase_draw));
+    }
     result = Py_NewRef(Py_None);
 done:
     Py_DECREF(cards);
@@ -841,17 +849,20 @@ static PyObject *do_draw(PyObject *game, Seat *s, PyObject *move, PyObject *rule
     PyObject *stock = SLOT(game, stock), *pile = SLOT(game, pile), *kinds = SLOT(game, kinds);
     PyObject *result = NULL, *event = NULL;
     long card;
-    int from_stock = card_o == Py_None;
+    int from_stock = card_o == Py_None, first = RULE(rules, draw_first) == Py_True;
+    /* The previous discard lies under this turn's discard, or on top with draw-first. */
+    Py_ssize_t under = first ? 1 : 2;
     if (from_stock) {
-        /* slapdown's stock draws may open a window, and an empty stock raises: game.py's */
+        /* slapdown's stock draws may open a window (never before a draw-first discard), and
+         * an empty stock raises: game.py's */
         PyObject *slapdown = RULE(rules, slapdown);
-        int off = slapdown == E.s_off || PyUnicode_Compare(slapdown, E.s_off) == 0;
+        int off = first || slapdown == E.s_off || PyUnicode_Compare(slapdown, E.s_off) == 0;
         if (!off || PyList_GET_SIZE(stock) == 0 ||
             !small_int(PyList_GET_ITEM(stock, PyList_GET_SIZE(stock) - 1), 0, 54, &card)) {
             result = pure_apply(game, move);
             goto done;
         }
-    } else if (!small_int(card_o, 0, 54, &card) || PyList_GET_SIZE(pile) < 2) {
+    } else if (!small_int(card_o, 0, 54, &card) || PyList_GET_SIZE(pile) < under) {
         result = pure_apply(game, move);
         goto done;
     }
@@ -868,7 +879,7 @@ static PyObject *do_draw(PyObject *game, Seat *s, PyObject *move, PyObject *rule
         Py_XDECREF(seat);
         Py_DECREF(top);
     } else {
-        Py_ssize_t i = PyList_GET_SIZE(pile) - 2;
+        Py_ssize_t i = PyList_GET_SIZE(pile) - under;
         PyObject *group = PyList_GET_ITEM(pile, i);
         Py_ssize_t size = PyTuple_GET_SIZE(group);
         if (size == 1) {
@@ -910,7 +921,14 @@ static PyObject *do_draw(PyObject *game, Seat *s, PyObject *move, PyObject *rule
         if (r == NULL) goto done;
         Py_DECREF(r);
     }
-    if (end_turn(game, s->p, s->n) < 0) goto done;
+    if (first) { /* the turn's discard is next; its one draw is made */
+        PyObject *drawn = from_stock ? Py_NewRef(E.minus_one) : Py_NewRef(card_o);
+        set_slot(game, E.phase, Py_NewRef(E.phase_discard));
+        set_slot(game, E.drawn, drawn);
+        set_slot(game, E.pickable, Py_NewRef(E.no_cards));
+    } else if (end_turn(game, s->p, s->n) < 0) {
+        goto done;
+    }
     result = Py_NewRef(Py_None);
 done:
     Py_DECREF(card_o);
@@ -928,8 +946,7 @@ static PyObject *core_apply(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (!E.ready || Py_TYPE(game) != E.game) return pure_apply(game, move);
     PyObject *rules = SLOT(game, rules);
     Seat s;
-    if (!rules_ok(rules) || RULE(rules, draw_first) == Py_True || !read_seat(game, &s) ||
-        !table_ok(game, s.n))
+    if (!rules_ok(rules) || !read_seat(game, &s) || !table_ok(game, s.n))
         return pure_apply(game, move);
     PyTypeObject *type = Py_TYPE(move);
     if (type == E.discard_t) return do_discard(game, &s, move, rules);
@@ -1071,13 +1088,14 @@ static PyMethodDef game_methods[] = {
 static PyObject *core_setup(PyObject *module, PyObject *args) {
     PyTypeObject *game, *discard_t, *draw_t, *yaniv_t, *rules_t;
     const char *apply_doc, *legal_doc;
-    PyObject *discarded, *drew, *phase_start, *phase_draw, *value, *classify, *pickable_of,
-        *yaniv, *draw_stock, *draws, *draws_of, *pure_apply_f, *pure_legal, *single, *broken;
+    PyObject *discarded, *drew, *phase_start, *phase_draw, *phase_discard, *value, *classify,
+        *pickable_of, *yaniv, *draw_stock, *draws, *draws_of, *pure_apply_f, *pure_legal, *single,
+        *broken;
     Py_ssize_t draws_limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOOO!OOOOO!O!nOOOOss", &PyType_Type, &game,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOOOO!OOOOO!O!nOOOOss", &PyType_Type, &game,
                           &PyType_Type, &rules_t, &PyType_Type, &discard_t, &PyType_Type, &draw_t,
-                          &PyType_Type, &yaniv_t, &discarded,
-                          &drew, &phase_start, &phase_draw, &PyTuple_Type, &value, &classify,
+                          &PyType_Type, &yaniv_t, &discarded, &drew, &phase_start, &phase_draw,
+                          &phase_discard, &PyTuple_Type, &value, &classify,
                           &pickable_of, &yaniv, &draw_stock, &PyTuple_Type, &draws, &PyDict_Type,
                           &draws_of, &draws_limit, &pure_apply_f, &pure_legal, &single, &broken,
                           &apply_doc, &legal_doc))
@@ -1122,6 +1140,7 @@ static PyObject *core_setup(PyObject *module, PyObject *args) {
     e.drew = Py_NewRef(drew);
     e.phase_start = Py_NewRef(phase_start);
     e.phase_draw = Py_NewRef(phase_draw);
+    e.phase_discard = Py_NewRef(phase_discard);
     e.value = Py_NewRef(value);
     e.classify = Py_NewRef(classify);
     e.pickable_of = Py_NewRef(pickable_of);
@@ -1135,6 +1154,7 @@ static PyObject *core_setup(PyObject *module, PyObject *args) {
     e.single = Py_NewRef(single);
     e.broken = Py_NewRef(broken);
     if ((e.minus_one = PyLong_FromLong(-1)) == NULL) return NULL;
+    if ((e.no_cards = PyTuple_New(0)) == NULL) return NULL;
     if ((e.s_stock = PyUnicode_InternFromString("stock")) == NULL) return NULL;
     if ((e.s_pile = PyUnicode_InternFromString("pile")) == NULL) return NULL;
     if ((e.s_off = PyUnicode_InternFromString("off")) == NULL) return NULL;
@@ -2186,6 +2206,8 @@ static PyMethodDef core_methods[] = {
      "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
     {"discards_after_draw", (PyCFunction)(void (*)(void))core_discards_after_draw, METH_FASTCALL,
      "heuristics.py's best_discard_after_draw; None where an input is not as it takes it."},
+    {"after_draw_choice", (PyCFunction)(void (*)(void))core_after_draw_choice, METH_FASTCALL,
+     "heuristics.py's after_draw_choice; None where an input is not as it takes it."},
     {"draw_first_choice", (PyCFunction)(void (*)(void))core_draw_first_choice, METH_FASTCALL,
      "heuristics.py's draw_first_choice; None where an input is not as it takes it."},
     {"rollout_turn", (PyCFunction)(void (*)(void))core_rollout_turn, METH_FASTCALL,

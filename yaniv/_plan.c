@@ -4,9 +4,12 @@
  *   turn_plan            heuristics.turn_plan: the rollouts' discard-first turn, each legal
  *                        discard judged with its best draw after it (the bonus pull and the
  *                        feed penalty where asked)
- *   discards_after_draw  heuristics.best_discard_after_draw: the draw-first discard
- *   rollout_turn         rollout.rollout_turn at a discard-first turn start: the call, the
- *                        expert's aims, the plan, the moves through the compiled apply
+ *   discards_after_draw  heuristics.best_discard_after_draw: the draw-first discards
+ *   after_draw_choice    heuristics.after_draw_choice: the rollouts' draw-first discard
+ *   draw_first_choice    heuristics.draw_first_choice: the rollouts' draw-first draw
+ *   rollout_turn         rollout.rollout_turn at a turn start: the call, the expert's aims,
+ *                        the plan (or the draw-first draw and discard), the moves through the
+ *                        compiled apply
  *   win_raw              utility._raw_chances: the game-level utility's sums
  *
  * tests/test_rollout_plan.py and tests/test_master_utility.py hold each against its twin over
@@ -14,7 +17,8 @@
  * table of the rule variant, asking the lister on a miss. Where an input is not as the Python
  * loop takes it (a weight that is not a float, a discard of another type, a card out of
  * range, a game on the pure engine) a function returns None before changing anything and the
- * Python twin runs.
+ * Python twin runs (rollout_turn's draw-first discard, after its draw is made, calls
+ * rollout.discard_after_draw).
  *
  * Included by _core.c (one translation unit: it reads the Engine's slots, classify,
  * pickable_c and core_apply). */
@@ -396,6 +400,50 @@ static int after_draw_best(const PlanIn *in, uint64_t hand, long value, long dra
     return rc;
 }
 
+/* The draw of heuristics.draw_first_options (``in->need`` -1) or of pulled_draw_first: the
+ * first best in ``*chosen``, -1 for the stock, -2 where nothing may be drawn; 0 or PLAN_*. */
+static int first_draw(const PlanIn *in, double feed_weight, long *chosen) {
+    double chosen_e = 0.0;
+    *chosen = -2; /* none yet */
+    if (in->stock_ok) {
+        double best = 1e9;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in->discards); i++) {
+            PyObject *d = PyTuple_GET_ITEM(in->discards, i);
+            uint64_t mask;
+            long shed_v;
+            if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+                !small_int(SLOT(d, d_value), 0, 1000000, &shed_v))
+                return PLAN_OTHER;
+            if (mask == in->hand) continue;
+            long vr = in->value - shed_v, ms = plan_shed(in->shed, in->lister, in->hand ^ mask);
+            if (ms < 0) return (int)ms;
+            double e = plan_stock(ms, vr, in->t, in->w);
+            if (in->need >= 0 && in->need - vr >= 0 && in->need - vr <= 10)
+                e -= in->worth * PL.dist[in->need - vr];
+            if (e < best) best = e;
+        }
+        if (best == 1e9) { /* a single card: whatever is drawn, one of the two goes */
+            long ms = plan_shed(in->shed, in->lister, in->hand);
+            if (ms < 0) return (int)ms;
+            best = plan_stock(ms, in->value, in->t, in->w);
+        }
+        *chosen = -1;
+        chosen_e = best;
+    }
+    for (Py_ssize_t j = 0; j < in->npick; j++) {
+        long c = in->cards[j];
+        double e;
+        int rc = after_draw_best(in, in->hand | (uint64_t)1 << c, in->value + PL.value[c], c,
+                                 feed_weight, &e);
+        if (rc < 0) return rc;
+        if (*chosen == -2 || e < chosen_e) { /* list.sort's first of equals: the earliest */
+            *chosen = c;
+            chosen_e = e;
+        }
+    }
+    return 0;
+}
+
 /* draw_first_choice(discards, lister, shed, pickable, rules, hand, value, stock_ok, w,
  * collects, feed_weight, need, worth) -> the draw of heuristics.draw_first_options (``need``
  * -1) or of pulled_draw_first: the first best, -1 for the stock; None (the Python's). */
@@ -417,58 +465,21 @@ static PyObject *core_draw_first_choice(PyObject *module, PyObject *const *args,
         Py_RETURN_NONE;
     in.w = PyFloat_AS_DOUBLE(args[8]);
     in.worth = PyFloat_AS_DOUBLE(args[12]);
-    double feed_weight = PyFloat_AS_DOUBLE(args[10]), chosen_e = 0.0;
-    long chosen = -2; /* none yet */
-    if (in.stock_ok) {
-        double best = 1e9;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(in.discards); i++) {
-            PyObject *d = PyTuple_GET_ITEM(in.discards, i);
-            uint64_t mask;
-            long shed_v;
-            if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
-                !small_int(SLOT(d, d_value), 0, 1000000, &shed_v))
-                Py_RETURN_NONE;
-            if (mask == in.hand) continue;
-            long vr = in.value - shed_v, ms = plan_shed(in.shed, in.lister, in.hand ^ mask);
-            if (ms == PLAN_ERROR) return NULL;
-            if (ms == PLAN_OTHER) Py_RETURN_NONE;
-            double e = plan_stock(ms, vr, in.t, in.w);
-            if (in.need >= 0 && in.need - vr >= 0 && in.need - vr <= 10)
-                e -= in.worth * PL.dist[in.need - vr];
-            if (e < best) best = e;
-        }
-        if (best == 1e9) { /* a single card: whatever is drawn, one of the two goes */
-            long ms = plan_shed(in.shed, in.lister, in.hand);
-            if (ms == PLAN_ERROR) return NULL;
-            if (ms == PLAN_OTHER) Py_RETURN_NONE;
-            best = plan_stock(ms, in.value, in.t, in.w);
-        }
-        chosen = -1;
-        chosen_e = best;
-    }
-    for (Py_ssize_t j = 0; j < in.npick; j++) {
-        long c = in.cards[j];
-        double e;
-        int rc = after_draw_best(&in, in.hand | (uint64_t)1 << c, in.value + PL.value[c], c,
-                                 feed_weight, &e);
-        if (rc == PLAN_ERROR) return NULL;
-        if (rc == PLAN_OTHER) Py_RETURN_NONE;
-        if (chosen == -2 || e < chosen_e) { /* list.sort's first of equals: the earliest */
-            chosen = c;
-            chosen_e = e;
-        }
-    }
-    if (chosen == -2) Py_RETURN_NONE; /* nothing to draw: the Python's to say so */
+    long chosen;
+    int rc = first_draw(&in, PyFloat_AS_DOUBLE(args[10]), &chosen);
+    if (rc == PLAN_ERROR) return NULL;
+    if (rc == PLAN_OTHER || chosen == -2) Py_RETURN_NONE; /* nothing to draw: the Python's */
     return PyLong_FromLong(chosen);
 }
 
 /* ------------------------------------------------------------------ rollout_turn
  *
- * rollout.py's rollout_turn for a discard-first turn start on the compiled engine: the call
- * (by CALL_AT, or judged by the quick chance), the expert's aims (the next seat's known cards,
- * the bonus pull), the plan above, and its moves made through the compiled apply. Anything
- * else (draw-first, another phase, a game on the pure engine, a slot not laid out as game.py
- * lays it out) returns None before a move, and rollout.py plays the turn in Python. */
+ * rollout.py's rollout_turn at a turn start on the compiled engine: the call (by CALL_AT, or
+ * judged by the quick chance), the expert's aims (the next seat's known cards, the bonus
+ * pull), then the plan above (discard first) or the draw-first draw and the discard after it,
+ * and the moves made through the compiled apply. Anything else (another phase, a game on the
+ * pure engine, a slot not laid out as game.py lays it out) returns None before a move, and
+ * rollout.py plays the turn in Python. */
 
 /* What rollout_turn reads of rollout.py and heuristics.py beyond the plan's (setup_rollout). */
 static struct {
@@ -479,18 +490,20 @@ static struct {
     long pull_reach;    /* heuristics.PULL_REACH */
     double bonus_pull;  /* heuristics.BONUS_PULL */
     long most_unseen;   /* rollout._MOST_UNSEEN */
-    PyObject *slaps, *phase_slap, *s_halve, *s_subtract;
+    PyObject *slaps, *phase_slap, *phase_discard, *s_halve, *s_subtract;
+    PyObject *discard_after_draw; /* rollout.discard_after_draw: where C reads a slot amiss */
     Py_ssize_t r_bonus, r_targets, r_step, r_amount;
 } RT;
 
 static PyObject *core_setup_rollout(PyObject *module, PyObject *args) {
     PyTypeObject *rules_t;
-    PyObject *call_at, *hazard, *slaps, *phase_slap;
+    PyObject *call_at, *hazard, *slaps, *phase_slap, *phase_discard, *after_draw;
     double call_chance, bonus_pull;
     long pull_reach, most_unseen;
-    if (!PyArg_ParseTuple(args, "O!O!dO!ldlO!O", &PyType_Type, &rules_t, &PyTuple_Type, &call_at,
-                          &call_chance, &PyTuple_Type, &hazard, &pull_reach, &bonus_pull,
-                          &most_unseen, &PyTuple_Type, &slaps, &phase_slap))
+    if (!PyArg_ParseTuple(args, "O!O!dO!ldlO!OOO", &PyType_Type, &rules_t, &PyTuple_Type,
+                          &call_at, &call_chance, &PyTuple_Type, &hazard, &pull_reach,
+                          &bonus_pull, &most_unseen, &PyTuple_Type, &slaps, &phase_slap,
+                          &phase_discard, &after_draw))
         return NULL;
     if (PyTuple_GET_SIZE(call_at) != 12 || PyTuple_GET_SIZE(hazard) != 6 ||
         PyTuple_GET_SIZE(slaps) != 54) {
@@ -521,6 +534,8 @@ static PyObject *core_setup_rollout(PyObject *module, PyObject *args) {
     RT.most_unseen = most_unseen;
     Py_XSETREF(RT.slaps, Py_NewRef(slaps));
     Py_XSETREF(RT.phase_slap, Py_NewRef(phase_slap));
+    Py_XSETREF(RT.phase_discard, Py_NewRef(phase_discard));
+    Py_XSETREF(RT.discard_after_draw, Py_NewRef(after_draw));
     RT.ready = 1;
     Py_RETURN_NONE;
 }
@@ -647,6 +662,104 @@ static int rollout_apply(PyObject *game, PyObject *move) {
     return r == NULL ? -1 : 0;
 }
 
+/* heuristics.after_draw_choice: the first of best_discard_after_draw's list, pulled as
+ * pulled_discards re-sorts it where ``in->need`` >= 0 (the least pulled judgement, then the
+ * least unpulled, then the lister's order: two stable sorts); borrowed from the lister's tuple
+ * ``discards`` into ``*pick``, NULL where none may be laid; 0 or PLAN_*. */
+static int after_draw_pick(const PlanIn *in, PyObject *discards, uint64_t hand, long value,
+                           long drawn, double feed_weight, PyObject **pick) {
+    PlanIn plain = *in;
+    plain.need = -1; /* judged unpulled; the pull is added below, as pulled_discards adds it */
+    double best_pulled = 0.0, best = 0.0;
+    *pick = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(discards); i++) {
+        PyObject *d = PyTuple_GET_ITEM(discards, i);
+        double e;
+        int rc = judge_after_draw(&plain, d, hand, value, drawn, feed_weight, &e);
+        if (rc < 0) return rc;
+        if (!rc) continue;
+        long v = value - PyLong_AsLong(SLOT(d, d_value)); /* checked by judge_after_draw */
+        double pulled = in->need >= 0 && v == in->need ? e - in->worth : e;
+        if (*pick == NULL || pulled < best_pulled || (pulled == best_pulled && e < best)) {
+            *pick = d;
+            best_pulled = pulled;
+            best = e;
+        }
+    }
+    return 0;
+}
+
+/* after_draw_choice(discards, lister, shed, rules, hand, value, drawn, w, collects,
+ * feed_weight, need, worth) -> the discard of heuristics.after_draw_choice, or None (the
+ * Python's: an input not as it takes it, or no discard to lay). */
+static PyObject *core_after_draw_choice(PyObject *module, PyObject *const *args,
+                                        Py_ssize_t nargs) {
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "after_draw_choice takes 12 arguments");
+        return NULL;
+    }
+    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[3]};
+    long drawn;
+    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
+        Py_TYPE(in.rules) != E.rules_t || !mask_value(args[4], &in.hand) ||
+        !small_int(args[5], -1000000, 1000000, &in.value) || !small_int(args[6], -1, 54, &drawn) ||
+        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &in.collects) ||
+        !PyFloat_CheckExact(args[9]) || !small_int(args[10], -1, 1000000, &in.need) ||
+        !PyFloat_CheckExact(args[11]) ||
+        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
+        Py_RETURN_NONE;
+    in.w = PyFloat_AS_DOUBLE(args[7]);
+    in.worth = PyFloat_AS_DOUBLE(args[11]);
+    PyObject *pick;
+    int rc = after_draw_pick(&in, in.discards, in.hand, in.value, drawn,
+                             PyFloat_AS_DOUBLE(args[9]), &pick);
+    if (rc == PLAN_ERROR) return NULL;
+    if (rc == PLAN_OTHER || pick == NULL) Py_RETURN_NONE;
+    return Py_NewRef(pick);
+}
+
+/* A draw-first turn after the call is declined: the draw of first_draw, then the discard of
+ * after_draw_pick (rollout.py's own where C cannot judge it: the draw is made by then).
+ * True, None before any move, or NULL with the error set. */
+static PyObject *draw_first_turn(PyObject *game, PlanIn *in, long p, int like_expert,
+                                 PyObject *w) {
+    long card;
+    int rc = first_draw(in, (double)in->feed, &card);
+    if (rc == PLAN_ERROR) return NULL;
+    if (rc == PLAN_OTHER || card == -2) Py_RETURN_NONE;
+    if (rollout_apply(game, card < 0 ? E.draw_stock : PyTuple_GET_ITEM(E.draws, card)) < 0)
+        return NULL;
+    PyObject *hands = SLOT(game, hands), *values = SLOT(game, values), *pick = NULL;
+    uint64_t hand;
+    long value, drawn;
+    rc = PLAN_OTHER;
+    if (SLOT(game, phase) == RT.phase_discard && is_list(hands) && is_list(values) &&
+        PyList_GET_SIZE(hands) > p && PyList_GET_SIZE(values) > p &&
+        mask_value(PyList_GET_ITEM(hands, p), &hand) && list_long(values, p, &value) &&
+        small_int(SLOT(game, drawn), -1, 54, &drawn)) {
+        PyObject *key = PyList_GET_ITEM(hands, p);
+        PyObject *discards = PyObject_CallOneArg(in->lister, key);
+        if (discards == NULL) return NULL;
+        if (PyTuple_Check(discards))
+            rc = after_draw_pick(in, discards, hand, value, drawn, (double)in->feed, &pick);
+        Py_XINCREF(pick); /* the move below may drop the lister's table */
+        Py_DECREF(discards);
+    }
+    if (rc == PLAN_ERROR) return NULL;
+    if (rc == PLAN_OTHER || pick == NULL) { /* rollout.py's: it says why where none is legal */
+        Py_XDECREF(pick);
+        PyObject *r = PyObject_CallFunctionObjArgs(RT.discard_after_draw, game, w,
+                                                   like_expert ? Py_True : Py_False, NULL);
+        if (r == NULL) return NULL;
+        Py_DECREF(r);
+        Py_RETURN_TRUE;
+    }
+    rc = rollout_apply(game, pick);
+    Py_DECREF(pick);
+    if (rc < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
 /* rollout_turn(game, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
  * above, shed) -> True (the turn is made), or None before any move (rollout.py's then).
  * ``above`` is rollout._above(the rules' jokers), ``shed`` heuristics' table of the rules. */
@@ -668,7 +781,8 @@ static PyObject *core_rollout_turn(PyObject *module, PyObject *const *args, Py_s
     PlanIn in = {.shed = args[8], .rules = SLOT(game, rules)};
     PyObject *rules = in.rules;
     Table tb;
-    if (!rules_ok(rules) || RULE(rules, draw_first) != Py_False || !read_table(game, &tb) ||
+    int first = RULE(rules, draw_first) == Py_True;
+    if (!rules_ok(rules) || !read_table(game, &tb) ||
         !table_ok(game, tb.n) || !list_long(tb.values, tb.p, &in.value) ||
         !mask_value(PyList_GET_ITEM(tb.hands, tb.p), &in.hand) ||
         !small_int(RULE(rules, threshold), -1000000, 1000000, &in.t) ||
@@ -720,6 +834,11 @@ static PyObject *core_rollout_turn(PyObject *module, PyObject *const *args, Py_s
     PyObject *key = PyList_GET_ITEM(tb.hands, p);
     in.discards = PyObject_CallOneArg(in.lister, key);
     if (in.discards == NULL) return NULL;
+    if (first) {
+        PyObject *made = draw_first_turn(game, &in, p, like_expert, args[p == me ? 2 : 3]);
+        Py_DECREF(in.discards);
+        return made;
+    }
     PyObject *result = NULL;
     double best;
     PyObject *pick;

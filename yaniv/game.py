@@ -1142,6 +1142,7 @@ if _compiled.AVAILABLE is not None:
         Drew,
         _START,
         _DRAW,
+        _DISCARD,
         VALUE,
         D.classify,
         D.pickable,

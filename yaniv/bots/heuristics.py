@@ -341,6 +341,39 @@ def best_discard_after_draw(
     return out
 
 
+def after_draw_choice(
+    hand: int,
+    value: int,
+    drawn: int,
+    rules: RuleSet,
+    collects: int = 0,
+    feed_weight: float = 0.0,
+    w: float = SHED_WEIGHT,
+    pull: tuple[int, float] | None = None,
+    compiled: bool | None = None,
+) -> Discard:
+    """Draw first, after the draw: the discard that ``best_discard_after_draw`` puts first, or
+    with ``pull`` (need, worth) the one ``pulled_discards`` puts first: the rollouts' discard.
+    On the compiled core in C (``_plan.c``), the same choice (``compiled``: as
+    ``yaniv.compiled`` chooses)."""
+    core = _compiled.choose(compiled)
+    if core is not None:
+        lister = discards_of(rules)
+        need, worth = pull if pull is not None else (-1, 0.0)
+        found = core.after_draw_choice(
+            lister(hand), lister, _shed_table(rules), rules, hand, value, drawn, w, collects,
+            feed_weight, need, worth,
+        )  # fmt: skip
+        if found is not None:
+            return cast(Discard, found)
+    ds = best_discard_after_draw(hand, value, drawn, rules, collects, feed_weight, w, compiled)
+    if pull is not None:
+        ds = pulled_discards(ds, value, *pull)
+    if not ds:
+        raise ValueError(f"no legal discard of the hand {hand:#x} after drawing {drawn}")
+    return ds[0][1]
+
+
 def draw_first_options(
     hand: int,
     value: int,

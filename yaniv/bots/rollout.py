@@ -120,7 +120,7 @@ def rollout_turn(
         g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
         _above(g.rules.jokers), H._shed_table(g.rules),
     ):  # fmt: skip
-        return  # the turn made in C (yaniv/_plan.c), as below: a discard-first turn start
+        return  # the turn made in C (yaniv/_plan.c), as below
     p = g.to_move
     assert p is not None  # a rollout stops when the round is over
     w = w_me if p == me else w_others
@@ -172,14 +172,11 @@ def discard_after_draw(g: Game, w: float, like_expert: bool = False) -> None:
     assert p is not None and g.phase == Phase.DISCARD
     collects, pull = _expert_aims(g, p) if like_expert else (0, None)
     feed = 1.0 if like_expert else 0.0
-    ds = H.best_discard_after_draw(g.hands[p], g.values[p], g.drawn, g.rules, collects, feed, w)
-    if pull is not None:
-        ds = H.pulled_discards(ds, g.values[p], *pull)
-    g.apply(ds[0][1])
+    g.apply(H.after_draw_choice(g.hands[p], g.values[p], g.drawn, g.rules, collects, feed, w, pull))
 
 
 if _compiled.AVAILABLE is not None:
     _compiled.AVAILABLE.setup_rollout(
         RuleSet, CALL_AT, CALL_CHANCE, H.HAZARD, H.PULL_REACH, H.BONUS_PULL, _MOST_UNSEEN,
-        SLAPS, Phase.SLAP,
+        SLAPS, Phase.SLAP, Phase.DISCARD, discard_after_draw,
     )  # fmt: skip
