@@ -111,6 +111,7 @@ def greedy_moves(
     """The like-for-like greedy figure: (moves per wall-clock second, per CPU second, games,
     games cut off), over whole games for about ``seconds``."""
     moves = cut = seed = 0
+    draw_first = rules.draw_first  # a turn starts with a draw (or a call)
     wall, cpu = time.perf_counter(), time.process_time()
     deadline = wall + seconds
     while time.perf_counter() < deadline:
@@ -125,9 +126,13 @@ def greedy_moves(
                 continue
             if phase is _GAME_OVER:
                 break
-            if phase is _DRAW:  # the draws are the stock and the pickable cards
-                best = min(game.pickable, key=VALUE.__getitem__)
-                apply(DRAWS[best] if VALUE[best] < 5 or not game.stock else DRAW_STOCK)
+            if phase is _DRAW or (draw_first and phase is _START and not game.can_yaniv()):
+                # the draws are the stock and the pickable cards
+                best = min(game.pickable, key=VALUE.__getitem__, default=None)
+                if best is not None and (VALUE[best] < 5 or not game.stock):
+                    apply(DRAWS[best])
+                else:
+                    apply(DRAW_STOCK)
             else:
                 legal = legal_moves()
                 apply(YANIV if legal[0] is YANIV else max(legal, key=_POINTS))

@@ -124,15 +124,17 @@ def test_games_are_the_same_for_hypothesis_rule_sets(
         play_both(rules, players, seed, moves=400)
 
 
-def test_draw_first_draws_and_discards_are_made_by_the_core_not_handed_to_game_py() -> None:
-    def pure_applies(compiled: bool) -> int:
-        """Moves made by game.py's ``_apply`` in 200 random draw-first moves (no calls)."""
+def test_draw_first_moves_are_listed_and_made_by_the_core_not_handed_to_game_py() -> None:
+    def pure_calls(compiled: bool) -> int:
+        """Calls of game.py's ``_apply`` and ``_legal_moves`` in 200 random draw-first moves
+        (no Yaniv calls)."""
         g = Game.new(RuleSet.preset("draw_first"), 3, seed=4, compiled=compiled)
         rng = random.Random(4)
         seen: list[object] = []
+        pure = (Game._apply.__code__, Game._legal_moves.__code__)
 
         def watch(frame: Any, event: str, arg: object) -> None:
-            if event == "call" and frame.f_code is Game._apply.__code__:
+            if event == "call" and frame.f_code in pure:
                 seen.append(frame)
 
         sys.setprofile(watch)
@@ -144,8 +146,8 @@ def test_draw_first_draws_and_discards_are_made_by_the_core_not_handed_to_game_p
             sys.setprofile(None)
         return len(seen)
 
-    assert pure_applies(compiled=False) == 200  # the watch sees game.py's moves
-    assert pure_applies(compiled=True) == 0
+    assert pure_calls(compiled=False) == 400  # the watch sees game.py's listings and moves
+    assert pure_calls(compiled=True) == 0
 
 
 def test_a_record_replays_to_the_same_game_on_either_path() -> None:

@@ -514,14 +514,14 @@ static PyObject *core_shuffle(PyObject *module, PyObject *const *args, Py_ssize_
 /* ------------------------------------------------------------------ Game.apply, legal_moves
  *
  * game.py's ``apply`` for the common moves: a discard, a draw from the pile or the stock
- * (with the refill made by game.py's ``_refill``), either turn order (discard first, or
+ * (with the refill made by game.py's ``_refill``), in either turn order (discard first, or
  * draw_first's draw and then its discard), and a Yaniv call (its showdown is game.py's
- * ``_showdown``); ``legal_moves`` for a discard-first game. Everything else, and anything not
- * laid out as game.py lays it out (a subclass, a list replaced by another type, a seat out of
- * range), goes to the pure-Python method before anything changes, so the two give the same
- * game in every case: slapdown's stock draws in a discard-first game, slaps and passes, moves
- * after the round, draw-first's legal moves. The Game's slots are read at their offsets,
- * found once from the class. */
+ * ``_showdown``); ``legal_moves`` at a turn's start, at its draw and at a draw-first discard.
+ * Everything else, and anything not laid out as game.py lays it out (a subclass, a list
+ * replaced by another type, a seat out of range), goes to the pure-Python method before
+ * anything changes, so the two give the same game in every case: slapdown's stock draws in a
+ * discard-first game, slaps and passes, moves after the round. The Game's slots are read at
+ * their offsets, found once from the class. */
 
 typedef struct {
     int ready;
@@ -958,13 +958,123 @@ static PyObject *core_apply(PyObject *module, PyObject *const *args, Py_ssize_t 
     return pure_apply(game, move);
 }
 
-/* game.py's Game.legal_moves at the start of a discard-first turn and after its discard. */
+/* game.py's draw_options in a phase where a draw is due and the hand holds a card (a new list):
+ * the stock first (while it holds a card), then the pickable cards' draws, each tuple of draws
+ * kept in game.py's own cache; None where the pickable cards are not as game.py lays them. */
+static PyObject *draw_list(PyObject *game) {
+    PyObject *pickable = SLOT(game, pickable), *stock = SLOT(game, stock);
+    if (pickable == NULL || !PyTuple_CheckExact(pickable) || !is_list(stock))
+        Py_RETURN_NONE;
+    PyObject *draws = PyDict_GetItemWithError(E.draws_of, pickable); /* borrowed */
+    if (draws != NULL) {
+        Py_INCREF(draws);
+    } else {
+        if (PyErr_Occurred()) return NULL;
+        Py_ssize_t size = PyTuple_GET_SIZE(pickable);
+        long c = 0;
+        for (Py_ssize_t i = 0; i < size; i++)
+            if (!small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &c))
+                Py_RETURN_NONE;
+        if (PyDict_GET_SIZE(E.draws_of) >= E.draws_limit) PyDict_Clear(E.draws_of);
+        draws = PyTuple_New(size);
+        if (draws == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &c);
+            PyTuple_SET_ITEM(draws, i, Py_NewRef(PyTuple_GET_ITEM(E.draws, c)));
+        }
+        if (PyDict_SetItem(E.draws_of, pickable, draws) < 0) {
+            Py_DECREF(draws);
+            return NULL;
+        }
+    }
+    int with_stock = PyList_GET_SIZE(stock) > 0;
+    Py_ssize_t size = PyTuple_GET_SIZE(draws);
+    PyObject *out = PyList_New(size + with_stock);
+    if (out != NULL) {
+        if (with_stock) PyList_SET_ITEM(out, 0, Py_NewRef(E.draw_stock));
+        for (Py_ssize_t i = 0; i < size; i++)
+            PyList_SET_ITEM(out, i + with_stock, Py_NewRef(PyTuple_GET_ITEM(draws, i)));
+    }
+    Py_DECREF(draws);
+    return out;
+}
+
+/* game.py's Game.legal_moves in a draw-first game: at a turn start the draws (none for an
+ * empty hand, R22), a Yaniv call first where it may be made; after the draw the discards but
+ * the whole hand and the card just taken from the pile laid alone (R21). */
+static PyObject *first_legal_moves(PyObject *game, PyObject *phase, PyObject *rules) {
+    long n, p, value, threshold, count, drawn;
+    PyObject *hands = SLOT(game, hands), *values = SLOT(game, values);
+    PyObject *counts = SLOT(game, counts), *lister = SLOT(game, discards);
+    if ((phase != E.phase_start && phase != E.phase_discard) ||
+        !small_int(SLOT(game, n), 2, 9, &n) || !small_int(SLOT(game, to_move), 0, n, &p) ||
+        !is_list(hands) || !is_list(values) || !is_list(counts) || PyList_GET_SIZE(hands) != n ||
+        PyList_GET_SIZE(values) != n || PyList_GET_SIZE(counts) != n || lister == NULL)
+        return PyObject_CallOneArg(E.pure_legal, game);
+    if (phase == E.phase_start) {
+        if (!small_int(PyList_GET_ITEM(values, p), -1000000, 1000000, &value) ||
+            !small_int(PyList_GET_ITEM(counts, p), 0, 1000, &count) ||
+            !small_int(RULE(rules, threshold), -1000000, 1000000, &threshold))
+            return PyObject_CallOneArg(E.pure_legal, game);
+        PyObject *list = count ? draw_list(game) : PyList_New(0);
+        if (list == Py_None) {
+            Py_DECREF(list);
+            return PyObject_CallOneArg(E.pure_legal, game);
+        }
+        if (list == NULL) return NULL;
+        if ((value <= threshold || RULE(rules, above) == Py_True) &&
+            PyList_Insert(list, 0, E.yaniv) < 0) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        return list;
+    }
+    uint64_t hand;
+    PyObject *key = PyList_GET_ITEM(hands, p);
+    if (!mask_value(key, &hand) || !small_int(SLOT(game, drawn), -1, 54, &drawn))
+        return PyObject_CallOneArg(E.pure_legal, game);
+    PyObject *every = PyObject_CallOneArg(lister, key);
+    if (every == NULL) return NULL;
+    if (!PyTuple_Check(every)) {
+        Py_DECREF(every);
+        return PyObject_CallOneArg(E.pure_legal, game);
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(every), kept = 0;
+    PyObject *small[64], **items = size <= 64 ? small : PyMem_Malloc(size * sizeof *items);
+    if (items == NULL) {
+        Py_DECREF(every);
+        return PyErr_NoMemory();
+    }
+    PyObject *made = NULL;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *d = PyTuple_GET_ITEM(every, i), *cards;
+        uint64_t mask;
+        long only;
+        if (Py_TYPE(d) != E.discard_t || !mask_value(SLOT(d, d_mask), &mask) ||
+            (cards = SLOT(d, d_cards)) == NULL || !PyTuple_CheckExact(cards)) {
+            made = PyObject_CallOneArg(E.pure_legal, game);
+            goto done;
+        }
+        if (mask == hand) continue; /* a card stays in the hand */
+        if (PyTuple_GET_SIZE(cards) == 1 && small_int(PyTuple_GET_ITEM(cards, 0), 0, 54, &only) &&
+            only == drawn)
+            continue; /* the card just taken from the pile is not laid again */
+        items[kept++] = d;
+    }
+    made = tuple_subtype_of(Py_TYPE(every), items, kept);
+done:
+    if (items != small) PyMem_Free(items);
+    Py_DECREF(every);
+    return made;
+}
+
+/* game.py's Game.legal_moves: a discard-first turn's start and draw, a draw-first turn's. */
 static PyObject *core_legal_moves(PyObject *module, PyObject *game) {
     if (!E.ready || Py_TYPE(game) != E.game)
         return PyObject_CallOneArg(E.pure_legal, game);
     PyObject *phase = SLOT(game, phase), *rules = SLOT(game, rules);
-    if (!rules_ok(rules) || RULE(rules, draw_first) == Py_True)
-        return PyObject_CallOneArg(E.pure_legal, game);
+    if (!rules_ok(rules)) return PyObject_CallOneArg(E.pure_legal, game);
+    if (RULE(rules, draw_first) == Py_True) return first_legal_moves(game, phase, rules);
     if (phase == E.phase_start) {
         long n, p, value, threshold;
         PyObject *hands = SLOT(game, hands), *values = SLOT(game, values);
@@ -997,41 +1107,9 @@ static PyObject *core_legal_moves(PyObject *module, PyObject *game) {
         return made;
     }
     if (phase == E.phase_draw) {
-        PyObject *pickable = SLOT(game, pickable), *stock = SLOT(game, stock);
-        if (pickable == NULL || !PyTuple_CheckExact(pickable) || !is_list(stock))
-            return PyObject_CallOneArg(E.pure_legal, game);
-        PyObject *draws = PyDict_GetItemWithError(E.draws_of, pickable); /* borrowed */
-        if (draws != NULL) {
-            Py_INCREF(draws);
-        } else {
-            if (PyErr_Occurred()) return NULL;
-            Py_ssize_t size = PyTuple_GET_SIZE(pickable);
-            long c = 0;
-            for (Py_ssize_t i = 0; i < size; i++)
-                if (!small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &c))
-                    return PyObject_CallOneArg(E.pure_legal, game);
-            if (PyDict_GET_SIZE(E.draws_of) >= E.draws_limit) PyDict_Clear(E.draws_of);
-            draws = PyTuple_New(size);
-            if (draws == NULL) return NULL;
-            for (Py_ssize_t i = 0; i < size; i++) {
-                small_int(PyTuple_GET_ITEM(pickable, i), 0, 54, &c);
-                PyTuple_SET_ITEM(draws, i, Py_NewRef(PyTuple_GET_ITEM(E.draws, c)));
-            }
-            if (PyDict_SetItem(E.draws_of, pickable, draws) < 0) {
-                Py_DECREF(draws);
-                return NULL;
-            }
-        }
-        int with_stock = PyList_GET_SIZE(stock) > 0;
-        Py_ssize_t size = PyTuple_GET_SIZE(draws);
-        PyObject *out = PyList_New(size + with_stock);
-        if (out != NULL) {
-            if (with_stock) PyList_SET_ITEM(out, 0, Py_NewRef(E.draw_stock));
-            for (Py_ssize_t i = 0; i < size; i++)
-                PyList_SET_ITEM(out, i + with_stock, Py_NewRef(PyTuple_GET_ITEM(draws, i)));
-        }
-        Py_DECREF(draws);
-        return out;
+        PyObject *list = draw_list(game);
+        if (list != Py_None) return list;
+        Py_DECREF(list);
     }
     return PyObject_CallOneArg(E.pure_legal, game);
 }
