@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import hidden_permuted, rule_sets
 
-from yaniv import Game, Phase, RuleSet
+from yaniv import Game, Phase, RuleSet, compiled
 from yaniv.cards import NUM_CARDS, deck, parse_card
 from yaniv.moves import YANIV
 from yaniv.search import (
     SearchError,
+    _skewed_to_front,
     consistent,
     determinized,
     hidden_counts,
@@ -201,6 +202,33 @@ def test_odds_draw_each_hand_in_proportion_to_the_product_of_its_odds() -> None:
     assert set(counts) == {h for h, p in exact.items() if p > 0}
     chi2 = sum((counts[h] - n * p / total) ** 2 / (n * p / total) for h, p in exact.items() if p)
     assert chi2 < 65.0  # 19 degrees of freedom: p < 0.0001 by chance
+
+
+@pytest.mark.skipif(compiled.AVAILABLE is None, reason="the core is not built")
+def test_the_compiled_draw_by_odds_is_the_python_one() -> None:
+    # The same hands moved to the front and the same draws of the generator (its state after),
+    # over random slices, hand sizes and odds (zeros, tiny and huge ones included).
+    rng = random.Random(21)
+    for _ in range(3000):
+        cards = rng.sample(range(NUM_CARDS), rng.randint(0, NUM_CARDS))
+        start = rng.randint(0, len(cards))
+        k = rng.randint(0, len(cards) - start)
+        scale = rng.choice([1.0, 1e-6, 1e6])
+        odds = [rng.choice([0.0, rng.random() * scale, 1.0]) for _ in range(NUM_CARDS)]
+        seed = rng.getrandbits(32)
+        out = []
+        for core in (True, False):
+            mine, draws = cards[:], random.Random(seed)
+            try:
+                _skewed_to_front(mine, start, k, odds, draws, compiled=core)
+                out.append((mine, draws.getstate()))
+            except SearchError as e:
+                out.append((str(e), draws.getstate()))
+        assert out[0] == out[1]
+    with pytest.raises(SearchError, match="fewer than 3 possible cards"):
+        _skewed_to_front([1, 2], 0, 3, [1.0] * NUM_CARDS, random.Random(1), compiled=True)
+    core = compiled.AVAILABLE
+    assert core.skewed_front([1, 2], 0, 1, [1] * NUM_CARDS, random.random) is None  # int odds
 
 
 def test_odds_that_are_not_a_belief_are_refused() -> None:

@@ -11,6 +11,7 @@
  *                        the plan (or the draw-first draw and discard), the moves through the
  *                        compiled apply
  *   win_raw              utility._raw_chances: the game-level utility's sums
+ *   skewed_front         search._skewed_to_front: a hand drawn by a belief's odds
  *
  * tests/test_rollout_plan.py and tests/test_master_utility.py hold each against its twin over
  * random positions, rule sets and 2 to 8 players. shed_max reads and fills heuristics.py's own
@@ -868,6 +869,79 @@ static PyObject *core_rollout_turn(PyObject *module, PyObject *const *args, Py_s
 done:
     Py_DECREF(in.discards);
     return result;
+}
+
+/* ------------------------------------------------------------------ skewed_front
+ *
+ * search.py's _skewed_to_front: a set of k of cards[start:] moved to the front of that slice,
+ * drawn with chance in proportion to the product of their odds (conditional Poisson sampling
+ * by the elementary symmetric sums, the same sums in the same order, and the same draws of the
+ * generator's ``random``, so the same floats and the same worlds). */
+
+/* skewed_front(cards, start, k, odds, random) -> True (done), False (the odds leave fewer than
+ * k possible cards: nothing drawn), or None where an input is not as the Python takes it. */
+static PyObject *core_skewed_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "skewed_front takes 5 arguments");
+        return NULL;
+    }
+    PyObject *cards = args[0], *odds = args[3], *random = args[4];
+    long start, k;
+    if (!PyList_CheckExact(cards) || !PyList_CheckExact(odds) || PyList_GET_SIZE(odds) != 54 ||
+        !small_int(args[1], 0, 55, &start) || start > PyList_GET_SIZE(cards) ||
+        !small_int(args[2], 0, 55, &k) || PyList_GET_SIZE(cards) > 54)
+        Py_RETURN_NONE;
+    Py_ssize_t u = PyList_GET_SIZE(cards) - start;
+    if (k > u) Py_RETURN_FALSE; /* e[0][k] is 0: fewer cards than places */
+    double w[54], e[55][55];
+    PyObject *rest[54];
+    for (Py_ssize_t j = 0; j < u; j++) {
+        long c;
+        rest[j] = PyList_GET_ITEM(cards, start + j);
+        if (!small_int(rest[j], 0, 54, &c) || !PyFloat_CheckExact(PyList_GET_ITEM(odds, c)))
+            Py_RETURN_NONE;
+        w[j] = PyFloat_AS_DOUBLE(PyList_GET_ITEM(odds, c));
+    }
+    /* e[j][m]: the sum over every m-set of rest[j:] of the product of its odds */
+    for (long m = 0; m <= k; m++) e[u][m] = m == 0 ? 1.0 : 0.0;
+    for (Py_ssize_t j = u - 1; j >= 0; j--) {
+        e[j][0] = 1.0;
+        for (long m = 1; m <= k; m++) e[j][m] = e[j + 1][m] + w[j] * e[j + 1][m - 1];
+    }
+    if (!(e[0][k] > 0)) Py_RETURN_FALSE;
+    PyObject *chosen[54], *left[54];
+    Py_ssize_t nc = 0, nl = 0;
+    long need = k;
+    for (Py_ssize_t j = 0; j < u; j++) {
+        int take = 0;
+        if (need) {
+            PyObject *r = PyObject_CallNoArgs(random);
+            if (r == NULL) return NULL;
+            double x = PyFloat_AsDouble(r);
+            Py_DECREF(r);
+            if (x == -1.0 && PyErr_Occurred()) return NULL;
+            take = x * e[j][need] < w[j] * e[j + 1][need - 1];
+        }
+        if (take) {
+            chosen[nc++] = rest[j];
+            need--;
+        } else {
+            left[nl++] = rest[j];
+        }
+    }
+    if (PyList_GET_SIZE(cards) != start + u) { /* ``random`` changed the list: no order to keep */
+        PyErr_SetString(PyExc_RuntimeError, "skewed_front: the cards changed while drawn");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < u; j++)
+        if (PyList_GET_ITEM(cards, start + j) != rest[j]) {
+            PyErr_SetString(PyExc_RuntimeError, "skewed_front: the cards changed while drawn");
+            return NULL;
+        }
+    /* the list's own references move: the same items, another order */
+    for (Py_ssize_t j = 0; j < nc; j++) PyList_SET_ITEM(cards, start + j, chosen[j]);
+    for (Py_ssize_t j = 0; j < nl; j++) PyList_SET_ITEM(cards, start + nc + j, left[j]);
+    Py_RETURN_TRUE;
 }
 
 /* ------------------------------------------------------------------ win_raw

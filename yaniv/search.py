@@ -32,6 +32,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from . import compiled as _compiled
 from .cards import NUM_CARDS, Card
 from .errors import YanivError, is_whole
 from .events import Drew
@@ -182,11 +183,24 @@ def _checked_odds(view: PlayerView, odds: Odds, hidden: list[int]) -> dict[int, 
 
 
 def _skewed_to_front(
-    cards: list[Card], start: int, k: int, odds: Sequence[float], rng: random.Random
+    cards: list[Card],
+    start: int,
+    k: int,
+    odds: Sequence[float],
+    rng: random.Random,
+    compiled: bool | None = None,
 ) -> None:
     """Move to ``cards[start:start + k]`` a set of ``k`` of ``cards[start:]`` drawn with chance
     in proportion to the product of their ``odds`` (conditional Poisson sampling by the
-    elementary symmetric sums of the odds, a pass over the cards; the rest keep their order)."""
+    elementary symmetric sums of the odds, a pass over the cards; the rest keep their order).
+    On the compiled core in C (``_plan.c``): the same sums and draws of ``rng``, the same
+    worlds (``compiled``: as ``yaniv.compiled`` chooses)."""
+    core = _compiled.choose(compiled)
+    done = None if core is None else core.skewed_front(cards, start, k, odds, rng.random)
+    if done is not None:
+        if not done:
+            raise SearchError(f"the odds leave fewer than {k} possible cards for a hand")
+        return
     rest = cards[start:]
     w = [odds[c] for c in rest]
     u = len(rest)
