@@ -196,11 +196,8 @@ def _skewed_to_front(
     On the compiled core in C (``_plan.c``): the same sums and draws of ``rng``, the same
     worlds (``compiled``: as ``yaniv.compiled`` chooses)."""
     core = _compiled.choose(compiled)
-    done = None if core is None else core.skewed_front(cards, start, k, odds, rng.random)
-    if done is not None:
-        if not done:
-            raise SearchError(f"the odds leave fewer than {k} possible cards for a hand")
-        return
+    if core is not None and core.skewed_front(cards, start, k, odds, rng.random):
+        return  # drawn in C; where the odds leave too few cards, the loop below says so
     rest = cards[start:]
     w = [odds[c] for c in rest]
     u = len(rest)
