@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -455,15 +456,15 @@ def test_the_rollouts_others_judge_hands_as_the_expert_does(
     # The other seats of a rollout are experts: their shed weight is the expert's for the
     # rules (lower in draw-first), unless others_weight says otherwise.
     from yaniv.bots.expert_bot import shed_weight
-    from yaniv.bots.rollout import rollout_turn as turn
+    from yaniv.bots.rollout import rollout_turns as turns
 
     seen: set[float] = set()
 
-    def recording(g: Game, me: int, w_me: float, w_others: float, *rest: bool) -> None:
+    def recording(g: Game, me: int, w_me: float, w_others: float, *rest: Any) -> int:
         seen.add(w_others)
-        turn(g, me, w_me, w_others, *rest)
+        return turns(g, me, w_me, w_others, *rest)
 
-    monkeypatch.setattr("yaniv.bots.master_bot.rollout_turn", recording)
+    monkeypatch.setattr("yaniv.bots.master_bot.rollout_turns", recording)
     rules = RuleSet.preset(preset)
     view = Game.new(rules, players=3, seed=4).view(1)
     cands: list[tuple[Move, Card | None]] = [(m, None) for m in view.legal_moves[:2]]

@@ -18,7 +18,7 @@ from test_core import fits, random_rules
 from yaniv import Game, Phase, compiled
 from yaniv.bots import heuristics as H
 from yaniv.bots import rollout
-from yaniv.bots.rollout import rollout_turn
+from yaniv.bots.rollout import rollout_turn, rollout_turns
 from yaniv.moves import Discard, Draw
 from yaniv.rules import RuleSet
 
@@ -193,6 +193,10 @@ def test_the_compiled_turn_makes_the_turn_and_leaves_the_rest_to_python() -> Non
     before = pure.fingerprint()
     assert core.rollout_turn(pure, *args) is None and pure.fingerprint() == before
     assert core.rollout_turn(g, p, 1, *args[2:]) is None  # a weight that is not a float
+    # turn after turn in one call, up to the count asked, and none where C leaves the turn
+    many = Game.new(RuleSet(), 3, 6)
+    assert core.rollout_turns(many, *args, 7) == 7 and len(many.moves) == 14
+    assert core.rollout_turns(many, p, 1, *args[2:], 7) == 0 and len(many.moves) == 14
 
 
 def test_an_empty_hand_has_no_plan_in_words() -> None:
@@ -212,14 +216,21 @@ def test_rollouts_on_the_two_loops_are_the_same_games(
         assert me is not None
         w_me = rng.choice([0.8, 1.0, rng.uniform(0.0, 1.5)])
         flags = [rng.random() < 0.5 for _ in range(3)]  # judged, like the expert, per opponent
+        turns = rng.choice([1, 4, 300])
         played = []
         for core in (compiled.AVAILABLE, None):
             monkeypatch.setattr(H._compiled, "choose", lambda _c, core=core: core)
             r = g.clone()
-            for _ in range(300):
+            made = 0
+            for _ in range(turns):
                 if r.phase >= Phase.ROUND_OVER:
                     break
                 rollout_turn(r, me, w_me, H.SHED_WEIGHT, *flags)
-            played.append((r.moves, r.fingerprint()))
-        assert played[0] == played[1]
+                made += 1
+            played.append((r.moves, r.fingerprint(), made))
+            # the turns one after another (in C where built): the same turns, counted
+            r = g.clone()
+            made = rollout_turns(r, me, w_me, H.SHED_WEIGHT, *flags, turns=turns)
+            played.append((r.moves, r.fingerprint(), made))
+        assert played[1:] == played[:1] * 3
         assert len(played[0][0]) > len(g.moves)

@@ -29,6 +29,7 @@
  *                         discard (_plan.c)
  *   draw_first_choice     heuristics.py's ``draw_first_choice``: the draw-first draw (_plan.c)
  *   rollout_turn   rollout.py's ``rollout_turn`` at a turn start (_plan.c)
+ *   rollout_turns  rollout.py's ``rollout_turns``: turn after turn of it (_plan.c)
  *   win_raw        utility.py's ``_raw_chances``: the game-level utility's sums (_plan.c)
  *   skewed_front   search.py's ``_skewed_to_front``: a hand drawn by a belief's odds (_plan.c)
  */
@@ -41,7 +42,7 @@
 
 /* The interface's version: raised with every change to what the functions take or do, so that
  * a build left from older sources is not used with newer Python modules. */
-#define CORE_ABI 17
+#define CORE_ABI 18
 
 #define SUIT_MASK ((uint64_t)0x1FFF)
 #define JOKER_BITS (((uint64_t)1 << 52) | ((uint64_t)1 << 53))
@@ -2285,6 +2286,8 @@ static PyMethodDef core_methods[] = {
      "heuristics.py's turn_plan loop; None where an input is not as it takes it."},
     {"discards_after_draw", (PyCFunction)(void (*)(void))core_discards_after_draw, METH_FASTCALL,
      "heuristics.py's best_discard_after_draw; None where an input is not as it takes it."},
+    {"rollout_turns", (PyCFunction)(void (*)(void))core_rollout_turns, METH_FASTCALL,
+     "rollout.py's rollout_turns: the turns made in C, one after another, where it can."},
     {"skewed_front", (PyCFunction)(void (*)(void))core_skewed_front, METH_FASTCALL,
      "search.py's _skewed_to_front; None where an input is not as it takes it."},
     {"after_draw_choice", (PyCFunction)(void (*)(void))core_after_draw_choice, METH_FASTCALL,

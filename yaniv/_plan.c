@@ -10,6 +10,7 @@
  *   rollout_turn         rollout.rollout_turn at a turn start: the call, the expert's aims,
  *                        the plan (or the draw-first draw and discard), the moves through the
  *                        compiled apply
+ *   rollout_turns        rollout.rollout_turns: rollout_turn one turn after another
  *   win_raw              utility._raw_chances: the game-level utility's sums
  *   skewed_front         search._skewed_to_front: a hand drawn by a belief's odds
  *
@@ -869,6 +870,27 @@ static PyObject *core_rollout_turn(PyObject *module, PyObject *const *args, Py_s
 done:
     Py_DECREF(in.discards);
     return result;
+}
+
+/* rollout_turns(game, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
+ * above, shed, turns) -> the count of whole turns made by rollout_turn, one after another, up
+ * to ``turns``: it stops where one returns None before its first move (the round over, or a
+ * turn left to rollout.py), and rollout.rollout_turns plays on from there. */
+static PyObject *core_rollout_turns(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "rollout_turns takes 10 arguments");
+        return NULL;
+    }
+    long turns, made = 0;
+    if (!small_int(args[9], 0, 1000000000L, &turns)) return PyLong_FromLong(0);
+    while (made < turns) {
+        PyObject *r = core_rollout_turn(module, args, 9);
+        if (r == NULL) return NULL;
+        Py_DECREF(r);
+        if (r == Py_None) break;
+        made++;
+    }
+    return PyLong_FromLong(made);
 }
 
 /* ------------------------------------------------------------------ skewed_front

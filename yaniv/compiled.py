@@ -19,7 +19,7 @@ from types import ModuleType
 #: Whether YANIV_PURE asks for the pure-Python engine.
 PURE_REQUESTED = os.environ.get("YANIV_PURE", "") not in ("", "0")
 #: The version of the compiled module's interface these modules call (CORE_ABI in _core.c).
-CORE_ABI = 17
+CORE_ABI = 18
 
 
 def _load() -> ModuleType | None:

@@ -41,7 +41,7 @@ from .coach import (
 )
 from .heuristics import BONUS_PULL
 from .medium_bot import deliberate_pays, heuristic_move
-from .rollout import rollout_turn
+from .rollout import rollout_turns
 
 #: The expert's weight of a hand's next shed (the medium level uses ``H.SHED_WEIGHT``); tuned in
 #: arena games: 0.35 loses to medium, 0.75 / 0.9 / 1.0 beat it, above 1 hoards high cards.
@@ -71,10 +71,7 @@ def rollout(
     w_me: float = EXPERT_SHED_WEIGHT,
 ) -> float:
     """Play the round out with the fast heuristic; my outcome (higher is better)."""
-    for _ in range(turns):
-        if g.phase >= Phase.ROUND_OVER:
-            break
-        rollout_turn(g, me, w_me)
+    rollout_turns(g, me, w_me, turns=turns)
     return outcome(g, me, others, before)
 
 

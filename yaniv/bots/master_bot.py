@@ -59,7 +59,7 @@ from .belief import BeliefNet, call_chance, hand_odds
 from .coach import call_value, mean_and_error, yaniv_success_probability
 from .expert_bot import ExpertBot, shed_weight
 from .inference import play_weigh
-from .rollout import discard_after_draw, rollout_turn
+from .rollout import discard_after_draw, rollout_turns
 from .utility import win_probability
 
 #: The decision budget's default, in milliseconds of this machine (p99 under 1 s, measured).
@@ -297,19 +297,16 @@ class MasterBot(ExpertBot):
                         continue
                     g = base.clone()
                     self._play_turn(g, me, cand)
-                    for _ in range(cap):
-                        if g.phase >= Phase.ROUND_OVER:
-                            break
-                        rollout_turn(
-                            g,
-                            me,
-                            self.w_now,
-                            w_others,
-                            self.judged_calls,
-                            self.like_expert,
-                            self.per_opponent_calls,
-                        )
-                        used += 1
+                    used += rollout_turns(
+                        g,
+                        me,
+                        self.w_now,
+                        w_others,
+                        self.judged_calls,
+                        self.like_expert,
+                        self.per_opponent_calls,
+                        cap,
+                    )
                     values[i].append(self.judge(g, me))
                 done += 1
         if not done:

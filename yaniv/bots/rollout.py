@@ -155,6 +155,34 @@ def rollout_turn(
     discard_after_draw(g, w, like_expert)
 
 
+def rollout_turns(
+    g: Game,
+    me: int,
+    w_me: float,
+    w_others: float = H.SHED_WEIGHT,
+    judged_calls: bool = False,
+    like_expert: bool = False,
+    per_opponent_calls: bool = True,
+    turns: int = 1,
+) -> int:
+    """Up to ``turns`` whole turns of ``rollout_turn`` (its arguments), stopping when the
+    round is over; returns the count played. On the compiled core the turns follow one another
+    in C, each the turn ``rollout_turn`` makes (``rollout_turn`` itself plays any it leaves)."""
+    core = _compiled.choose(None)
+    played = 0
+    while played < turns and g.phase < Phase.ROUND_OVER:
+        if core is not None:
+            played += core.rollout_turns(
+                g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
+                _above(g.rules.jokers), H._shed_table(g.rules), turns - played,
+            )  # fmt: skip
+            if played >= turns or g.phase >= Phase.ROUND_OVER:
+                break
+        rollout_turn(g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls)
+        played += 1
+    return played
+
+
 def _expert_aims(g: Game, p: int) -> tuple[int, tuple[int, float] | None]:
     """What the expert's turn of seat ``p`` weighs besides its hand: the cards the next seat
     is known to collect (a discard that feeds them is penalised), and the bonus score its hand
