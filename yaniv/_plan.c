@@ -312,6 +312,27 @@ static int judge_after_draw(const PlanIn *in, PyObject *d, uint64_t hand, long v
     return 1;
 }
 
+/* The arguments that discards_after_draw and after_draw_choice begin with (discards, lister,
+ * shed, rules, hand, value, drawn, w, collects, feed_weight), read into ``in`` (no pull),
+ * ``drawn`` and ``feed_weight``; 0 where one is not as the Python loop takes it. */
+static int read_after_draw(PyObject *const *args, PlanIn *in, long *drawn, double *feed_weight) {
+    in->discards = args[0];
+    in->lister = args[1];
+    in->shed = args[2];
+    in->rules = args[3];
+    if (!PL.ready || !E.ready || !PyTuple_Check(in->discards) || !PyDict_CheckExact(in->shed) ||
+        Py_TYPE(in->rules) != E.rules_t || !mask_value(args[4], &in->hand) ||
+        !small_int(args[5], -1000000, 1000000, &in->value) || !small_int(args[6], -1, 54, drawn) ||
+        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &in->collects) ||
+        !PyFloat_CheckExact(args[9]) ||
+        !small_int(RULE(in->rules, threshold), -1000000, 1000000, &in->t))
+        return 0;
+    in->w = PyFloat_AS_DOUBLE(args[7]);
+    in->need = -1;
+    *feed_weight = PyFloat_AS_DOUBLE(args[9]);
+    return 1;
+}
+
 /* discards_after_draw(discards, lister, shed, rules, hand, value, drawn, w, collects,
  * feed_weight) -> [(judgement, discard), ...] best first (a stable sort, as list.sort), or
  * None (the Python loop's): heuristics.best_discard_after_draw, the draw-first discard. */
@@ -321,18 +342,11 @@ static PyObject *core_discards_after_draw(PyObject *module, PyObject *const *arg
         PyErr_SetString(PyExc_TypeError, "discards_after_draw takes 10 arguments");
         return NULL;
     }
-    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[3]};
+    PlanIn in = {0};
     long drawn;
-    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
-        Py_TYPE(in.rules) != E.rules_t || !mask_value(args[4], &in.hand) ||
-        !small_int(args[5], -1000000, 1000000, &in.value) || !small_int(args[6], -1, 54, &drawn) ||
-        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &in.collects) ||
-        !PyFloat_CheckExact(args[9]) ||
-        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
-        Py_RETURN_NONE;
-    in.w = PyFloat_AS_DOUBLE(args[7]);
-    in.need = -1; /* no pull: pulled_discards is Python's */
-    double feed_weight = PyFloat_AS_DOUBLE(args[9]);
+    double feed_weight;
+    if (!read_after_draw(args, &in, &drawn, &feed_weight))
+        Py_RETURN_NONE; /* no pull here: pulled_discards is Python's */
     Py_ssize_t n = PyTuple_GET_SIZE(in.discards), kept = 0;
     double *judged = PyMem_Malloc((n + 1) * sizeof *judged);
     PyObject **which = PyMem_Malloc((n + 1) * sizeof *which);
@@ -700,21 +714,15 @@ static PyObject *core_after_draw_choice(PyObject *module, PyObject *const *args,
         PyErr_SetString(PyExc_TypeError, "after_draw_choice takes 12 arguments");
         return NULL;
     }
-    PlanIn in = {.discards = args[0], .lister = args[1], .shed = args[2], .rules = args[3]};
+    PlanIn in = {0};
     long drawn;
-    if (!PL.ready || !E.ready || !PyTuple_Check(in.discards) || !PyDict_CheckExact(in.shed) ||
-        Py_TYPE(in.rules) != E.rules_t || !mask_value(args[4], &in.hand) ||
-        !small_int(args[5], -1000000, 1000000, &in.value) || !small_int(args[6], -1, 54, &drawn) ||
-        !PyFloat_CheckExact(args[7]) || !mask_value(args[8], &in.collects) ||
-        !PyFloat_CheckExact(args[9]) || !small_int(args[10], -1, 1000000, &in.need) ||
-        !PyFloat_CheckExact(args[11]) ||
-        !small_int(RULE(in.rules, threshold), -1000000, 1000000, &in.t))
+    double feed_weight;
+    if (!read_after_draw(args, &in, &drawn, &feed_weight) ||
+        !small_int(args[10], -1, 1000000, &in.need) || !PyFloat_CheckExact(args[11]))
         Py_RETURN_NONE;
-    in.w = PyFloat_AS_DOUBLE(args[7]);
     in.worth = PyFloat_AS_DOUBLE(args[11]);
     PyObject *pick;
-    int rc = after_draw_pick(&in, in.discards, in.hand, in.value, drawn,
-                             PyFloat_AS_DOUBLE(args[9]), &pick);
+    int rc = after_draw_pick(&in, in.discards, in.hand, in.value, drawn, feed_weight, &pick);
     if (rc == PLAN_ERROR) return NULL;
     if (rc == PLAN_OTHER || pick == NULL) Py_RETURN_NONE;
     return Py_NewRef(pick);
