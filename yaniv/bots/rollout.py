@@ -116,11 +116,26 @@ def rollout_turn(
     (``H.pull_target``).
     """
     core = _compiled.choose(None)
-    if core is not None and core.rollout_turn(
-        g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
-        _above(g.rules.jokers), H._shed_table(g.rules),
-    ):  # fmt: skip
-        return  # the turn made in C (yaniv/_plan.c), as below
+    args = (me, w_me, w_others, judged_calls, like_expert, per_opponent_calls)
+    if core is None or not core.rollout_turn(g, *args, *_tables(g)):
+        _python_turn(g, *args)  # else the turn was made in C (yaniv/_plan.c), the same
+
+
+def _tables(g: Game) -> tuple[tuple[tuple[float, ...], ...], dict[int, int]]:
+    """The tables of ``g``'s rules that the C turn reads: ``_above`` and the shed table."""
+    return _above(g.rules.jokers), H._shed_table(g.rules)
+
+
+def _python_turn(
+    g: Game,
+    me: int,
+    w_me: float,
+    w_others: float,
+    judged_calls: bool,
+    like_expert: bool,
+    per_opponent_calls: bool,
+) -> None:
+    """``rollout_turn`` in Python: the reference, and where C leaves the turn."""
     p = g.to_move
     assert p is not None  # a rollout stops when the round is over
     w = w_me if p == me else w_others
@@ -167,18 +182,16 @@ def rollout_turns(
 ) -> int:
     """Up to ``turns`` whole turns of ``rollout_turn`` (its arguments), stopping when the
     round is over; returns the count played. On the compiled core the turns follow one another
-    in C, each the turn ``rollout_turn`` makes (``rollout_turn`` itself plays any it leaves)."""
+    in C, each the turn ``rollout_turn`` makes (Python plays any that C leaves)."""
     core = _compiled.choose(None)
+    args = (me, w_me, w_others, judged_calls, like_expert, per_opponent_calls)
     played = 0
     while played < turns and g.phase < Phase.ROUND_OVER:
         if core is not None:
-            played += core.rollout_turns(
-                g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls,
-                _above(g.rules.jokers), H._shed_table(g.rules), turns - played,
-            )  # fmt: skip
+            played += core.rollout_turns(g, *args, *_tables(g), turns - played)
             if played >= turns or g.phase >= Phase.ROUND_OVER:
                 break
-        rollout_turn(g, me, w_me, w_others, judged_calls, like_expert, per_opponent_calls)
+        _python_turn(g, *args)  # a turn C left (it stopped before its first move)
         played += 1
     return played
 
