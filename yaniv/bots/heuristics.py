@@ -366,7 +366,8 @@ def after_draw_choice(
         )  # fmt: skip
         if found is not None:
             return cast(Discard, found)
-    ds = best_discard_after_draw(hand, value, drawn, rules, collects, feed_weight, w, compiled)
+    # the Python loop: where C could not choose, its list could not be made in C either
+    ds = best_discard_after_draw(hand, value, drawn, rules, collects, feed_weight, w, False)
     if pull is not None:
         ds = pulled_discards(ds, value, *pull)
     if not ds:
